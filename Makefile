@@ -1,0 +1,127 @@
+# MemPI build (GNU Make).  BSD-3-Clause, see LICENSE.
+#
+# The build tree is itself an install prefix: build/include, build/lib and
+# build/bin are exactly what `make install PREFIX=...` copies.  Every C file
+# under src/ is part of the library, so adding a file needs no edit here.
+#
+#   make                  build library, wrappers, tools
+#   make check            build and run the whole test suite
+#   make demo             build and run the example programs
+#   make SANITIZE=address build into build-address/ with ASan (also: thread)
+#   make install PREFIX=/opt/mempi
+
+PREFIX   ?= /usr/local
+SANITIZE ?=
+ifeq ($(SANITIZE),)
+BUILD    ?= build
+else
+BUILD    ?= build-$(SANITIZE)
+endif
+
+VERSION  := 0.1.0
+CC       ?= cc
+OPT      ?= -O2
+CFLAGS_COMMON := -std=c11 -g $(OPT) -fPIC -D_GNU_SOURCE -DMEMPI_BUILD \
+                 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+                 -fvisibility=hidden -Iinclude -Isrc \
+                 -DMEMPI_VERSION='"$(VERSION)"'
+ifneq ($(SANITIZE),)
+CFLAGS_COMMON += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS_SAN   := -fsanitize=$(SANITIZE)
+endif
+LIBS     := -lpthread -lrt -lm -ldl
+
+LIB_SRC  := $(sort $(wildcard src/*/*.c src/transport/*/*.c))
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+# Functions declared in mpi.h but not implemented anywhere get generated definitions that
+# return MPI_ERR_UNSUPPORTED_OPERATION; the list lands in $(BUILD)/gen/missing.txt.
+GEN_OBJ  := $(BUILD)/obj/gen/unsupported.o
+LIB_OBJ  += $(GEN_OBJ)
+SONAME   := libmpi.so.12
+LIBFILE  := $(BUILD)/lib/libmpi.so.12.0.0
+
+TOOLS    := $(BUILD)/bin/mpiexec $(BUILD)/bin/mempi-info
+WRAPPERS := $(BUILD)/bin/mpicc $(BUILD)/bin/mpicxx
+HEADERS  := $(patsubst include/%,$(BUILD)/include/%,$(wildcard include/*.h))
+
+.PHONY: all lib tools check demo install clean unit bench
+all: lib tools $(WRAPPERS) $(BUILD)/lib/pkgconfig/mempi.pc $(HEADERS)
+
+lib: $(LIBFILE) $(BUILD)/lib/libmempi_internal.a
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/unsupported.c: include/mpi.h tools/gen-unsupported $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	python3 tools/gen-unsupported include/mpi.h $@ $(BUILD)/gen/missing.txt src
+
+$(GEN_OBJ): $(BUILD)/gen/unsupported.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+
+$(LIBFILE): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS_SAN) -o $@ $(LIB_OBJ) $(LIBS)
+	ln -sf libmpi.so.12.0.0 $(BUILD)/lib/libmpi.so.12
+	ln -sf libmpi.so.12     $(BUILD)/lib/libmpi.so
+	ln -sf libmpi.so.12.0.0 $(BUILD)/lib/libmpich.so.12
+	ln -sf libmpich.so.12   $(BUILD)/lib/libmpich.so
+
+# Unit tests of internals link the same objects statically (hidden symbols).
+$(BUILD)/lib/libmempi_internal.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(BUILD)/include/%.h: include/%.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# Tools: each tools/<name>/ folder is one program; the launcher shares the
+# PMI wire-format code with the library.
+MPIEXEC_SRC := $(wildcard tools/mpiexec/*.c) src/core/pmi_wire.c
+$(BUILD)/bin/mpiexec: $(MPIEXEC_SRC) $(wildcard tools/mpiexec/*.h) src/core/pmi_wire.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $(MPIEXEC_SRC) $(LDFLAGS_SAN) $(LIBS)
+
+$(BUILD)/bin/mempi-info: $(wildcard tools/mempi-info/*.c) $(LIBFILE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $(wildcard tools/mempi-info/*.c) \
+	    $(BUILD)/lib/libmempi_internal.a $(LDFLAGS_SAN) $(LIBS)
+
+$(BUILD)/bin/%: tools/wrappers/%.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LDFLAGS_SAN@|$(LDFLAGS_SAN)|g' $< > $@
+	chmod +x $@
+
+$(BUILD)/lib/pkgconfig/mempi.pc: tools/wrappers/mempi.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(abspath $(BUILD))|g' $< > $@
+
+tools: $(TOOLS)
+
+check: all
+	tests/run --build $(BUILD)
+
+unit: all
+	tests/run --build $(BUILD) --only unit
+
+demo: all
+	examples/run-demo $(BUILD)
+
+install: all
+	mkdir -p $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/bin
+	cp -P $(BUILD)/include/* $(PREFIX)/include/
+	cp -P $(BUILD)/lib/libmpi* $(BUILD)/lib/libmpich* $(PREFIX)/lib/
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' tools/wrappers/mempi.pc.in \
+	    > $(PREFIX)/lib/pkgconfig/mempi.pc
+	cp $(BUILD)/bin/* $(PREFIX)/bin/
+
+clean:
+	rm -rf build build-address build-thread build-undefined
+
+# Fragments owned by sub-projects (Fortran bindings, benchmarks tools, ...).
+-include $(sort $(wildcard mk/*.mk))
+
+-include $(LIB_OBJ:.o=.d)

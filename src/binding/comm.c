@@ -1,0 +1,400 @@
+/* comm.c -- MPI_Comm_* constructors, destructors and queries; intercommunicators.  MemPI, BSD-3-Clause (see LICENSE). */
+/*
+ * Entry points check arguments, call the comm layer (src/comm/comm.c, intercomm.c) and then
+ * do the user-visible parts of duplication: copying attributes through their copy callbacks,
+ * the topology and the info hints.  MPI_Comm_idup runs the duplication at once and returns
+ * an already completed request: the result is ready when the call returns, which is a valid
+ * (if eager) implementation of the nonblocking call.
+ */
+#include "binding/binding.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int arg_out(const char *F, mp_comm *comm, const void *p, const char *name)
+{
+    return p ? MPI_SUCCESS : mp_error(comm, MPI_ERR_ARG, F, "%s is NULL", name);
+}
+
+static int arg_intra(const char *F, mp_comm *comm)
+{
+    return comm->is_inter ? mp_error(comm, MPI_ERR_COMM, F,
+                                     "communicator is an intercommunicator") : MPI_SUCCESS;
+}
+
+static int arg_info_or_null(const char *F, mp_comm *comm, MPI_Info info)
+{
+    if (info == MPI_INFO_NULL || mp_info_get(info))
+        return MPI_SUCCESS;
+    return mp_error(comm, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
+}
+
+/* Attributes, topology and hints of a duplicate.  On failure the new comm is freed. */
+static int dup_extras(mp_comm *old, mp_comm *c, MPI_Info info, int use_info)
+{
+    int err = mp_attr_copy_all(MP_OBJ_COMM, old->handle, c->handle, old->attrs, &c->attrs);
+    if (err) {
+        mp_comm_free_internal(c);
+        return err;
+    }
+    c->topo = mp_topo_copy(old->topo);
+    mp_info_dup_handle(use_info ? info : old->info, &c->info);
+    return MPI_SUCCESS;
+}
+
+static int comm_dup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI_Comm *newcomm)
+{
+    mp_comm *comm, *c;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")))
+        return err;
+    if (use_info && (err = arg_info_or_null(F, comm, info)))
+        return err;
+    if ((err = mp_comm_dup_internal(comm, &c)) || (err = dup_extras(comm, c, info, use_info)))
+        return mp_ret(comm, F, err);
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return comm_dup("MPI_Comm_dup", comm, MPI_INFO_NULL, 0, newcomm);
+}
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return comm_dup("MPI_Comm_dup_with_info", comm, info, 1, newcomm);
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+static int completed_request(MPI_Request *request)
+{
+    mp_request *req = mp_request_alloc(MP_REQ_COLL);
+    mp_status_empty(&req->status);
+    mp_request_complete(req);
+    *request = mp_request_handle(req);
+    return MPI_SUCCESS;
+}
+
+static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI_Comm *newcomm,
+                     MPI_Request *request)
+{
+    mp_comm *comm;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, request, "request")))
+        return err;
+    if ((err = comm_dup(F, h, info, use_info, newcomm)))
+        return err;
+    return completed_request(request);
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return comm_idup("MPI_Comm_idup", comm, MPI_INFO_NULL, 0, newcomm, request);
+}
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request)
+{
+    return comm_idup("MPI_Comm_idup_with_info", comm, info, 1, newcomm, request);
+}
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+
+static int arg_group(const char *F, mp_comm *comm, MPI_Group h, mp_group **out)
+{
+    mp_group *g = h == MPI_GROUP_NULL ? NULL : mp_group_get(h);
+    if (!g)
+        return mp_error(comm, MPI_ERR_GROUP, F, "invalid group 0x%x%s", (unsigned)h,
+                        h == MPI_GROUP_NULL ? " (MPI_GROUP_NULL)" : "");
+    *out = g;
+    return MPI_SUCCESS;
+}
+
+/* Every member of g must be in comm's local group. */
+static int arg_subgroup(const char *F, mp_comm *comm, mp_group *g)
+{
+    int *map = mp_group_world_map(mp_comm_local_group(comm));
+    int bad = -1;
+    for (int i = 0; i < g->size && bad < 0; i++)
+        if (map[g->world[i]] == MPI_UNDEFINED)
+            bad = i;
+    free(map);
+    if (bad >= 0)
+        return mp_error(comm, MPI_ERR_GROUP, F,
+                        "rank %d of the group is not a member of the communicator", bad);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create(MPI_Comm h, MPI_Group group, MPI_Comm *newcomm)
+{
+    static const char *const F = "MPI_Comm_create";
+    mp_comm *comm, *c;
+    mp_group *g;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
+        (err = arg_group(F, comm, group, &g)))
+        return err;
+    if (comm->is_inter)
+        return mp_error(comm, MPI_ERR_COMM, F,
+                        "MPI_Comm_create on an intercommunicator is not supported by MemPI");
+    if ((err = arg_subgroup(F, comm, g)))
+        return err;
+    if ((err = mp_comm_create_internal(comm, g, &c)))
+        return mp_ret(comm, F, err);
+    *newcomm = c ? c->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+
+int PMPI_Comm_create_group(MPI_Comm h, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char *const F = "MPI_Comm_create_group";
+    mp_comm *comm, *c;
+    mp_group *g;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
+        (err = arg_out(F, comm, newcomm, "newcomm")) || (err = arg_group(F, comm, group, &g)))
+        return err;
+    if (tag < 0 || tag > MP_TAG_UB)
+        return mp_error(comm, MPI_ERR_TAG, F, "invalid tag %d", tag);
+    if ((err = arg_subgroup(F, comm, g)))
+        return err;
+    if (g->rank == MPI_UNDEFINED) {
+        if (g->size == 0) {
+            *newcomm = MPI_COMM_NULL;
+            return MPI_SUCCESS;
+        }
+        return mp_error(comm, MPI_ERR_GROUP, F, "the calling process is not in the group");
+    }
+    if ((err = mp_comm_create_group_internal(comm, g, tag, &c)))
+        return mp_ret(comm, F, err);
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+
+int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm *newcomm)
+{
+    static const char *const F = "MPI_Comm_split";
+    mp_comm *comm, *c;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")))
+        return err;
+    if (comm->is_inter)
+        return mp_error(comm, MPI_ERR_COMM, F,
+                        "MPI_Comm_split on an intercommunicator is not supported by MemPI");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return mp_error(comm, MPI_ERR_ARG, F, "invalid color %d", color);
+    if ((err = mp_comm_split_internal(comm, color, key, &c)))
+        return mp_ret(comm, F, err);
+    *newcomm = c ? c->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+
+int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char *const F = "MPI_Comm_split_type";
+    mp_comm *comm, *c;
+    int err, color;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
+        (err = arg_info_or_null(F, comm, info)))
+        return err;
+    if (comm->is_inter)
+        return mp_error(comm, MPI_ERR_COMM, F,
+                        "MPI_Comm_split_type on an intercommunicator is not supported by MemPI");
+    const char *hw = mp_info_value(info, "mpi_hw_resource_type");
+    switch (split_type) {
+    case MPI_UNDEFINED:
+        color = MPI_UNDEFINED;
+        break;
+    case MPI_COMM_TYPE_SHARED:
+        color = mp_world.procs ? mp_world.procs[comm->world[comm->rank]].node : 0;
+        break;
+    case MPI_COMM_TYPE_HW_GUIDED:
+        /* the node is the only level of hardware MemPI knows */
+        color = hw && strcmp(hw, "mpi_shared_memory") == 0 && mp_world.procs
+                    ? mp_world.procs[comm->world[comm->rank]].node : MPI_UNDEFINED;
+        break;
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+        color = MPI_UNDEFINED;        /* no level below the node to offer */
+        break;
+    default:
+        return mp_error(comm, MPI_ERR_ARG, F, "invalid split_type %d", split_type);
+    }
+    if ((err = mp_comm_split_internal(comm, color, key, &c)))
+        return mp_ret(comm, F, err);
+    *newcomm = c ? c->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+
+int PMPI_Comm_free(MPI_Comm *h)
+{
+    static const char *const F = "MPI_Comm_free";
+    mp_comm *comm;
+    int err;
+    if (!h)
+        return mp_error(NULL, MPI_ERR_ARG, F, "comm is NULL");
+    if ((err = mp_arg_comm(F, *h, &comm)))
+        return err;
+    if (*h == MPI_COMM_WORLD || *h == MPI_COMM_SELF)
+        return mp_error(comm, MPI_ERR_COMM, F, "cannot free the predefined communicator %s",
+                        *h == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    if ((err = mp_comm_free_internal(comm)))
+        return mp_ret(comm, F, err);
+    *h = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+
+int PMPI_Comm_compare(MPI_Comm h1, MPI_Comm h2, int *result)
+{
+    static const char *const F = "MPI_Comm_compare";
+    mp_comm *a, *b;
+    int err;
+    if ((err = mp_arg_comm(F, h1, &a)) || (err = mp_arg_comm(F, h2, &b)) ||
+        (err = arg_out(F, a, result, "result")))
+        return err;
+    *result = mp_comm_compare_internal(a, b);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+
+int PMPI_Comm_test_inter(MPI_Comm h, int *flag)
+{
+    static const char *const F = "MPI_Comm_test_inter";
+    mp_comm *comm;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, flag, "flag")))
+        return err;
+    *flag = comm->is_inter;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+int PMPI_Comm_remote_size(MPI_Comm h, int *size)
+{
+    static const char *const F = "MPI_Comm_remote_size";
+    mp_comm *comm;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, size, "size")))
+        return err;
+    if (!comm->is_inter)
+        return mp_error(comm, MPI_ERR_COMM, F, "communicator is not an intercommunicator");
+    *size = comm->remote_size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+
+int PMPI_Comm_set_name(MPI_Comm h, const char *name)
+{
+    static const char *const F = "MPI_Comm_set_name";
+    mp_comm *comm;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, name, "comm_name")))
+        return err;
+    snprintf(comm->name, sizeof comm->name, "%s", name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+
+int PMPI_Comm_get_name(MPI_Comm h, char *name, int *resultlen)
+{
+    static const char *const F = "MPI_Comm_get_name";
+    mp_comm *comm;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, name, "comm_name")) ||
+        (err = arg_out(F, comm, resultlen, "resultlen")))
+        return err;
+    strcpy(name, comm->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+
+int PMPI_Comm_set_info(MPI_Comm h, MPI_Info info)
+{
+    static const char *const F = "MPI_Comm_set_info";
+    mp_comm *comm;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)))
+        return err;
+    if (info == MPI_INFO_NULL || !mp_info_get(info))
+        return mp_error(comm, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
+    MPI_Info copy;
+    if (mp_info_dup_handle(info, &copy))
+        return mp_error(comm, MPI_ERR_NO_MEM, F, "too many info objects");
+    mp_info_free_handle(comm->info);
+    comm->info = copy;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+
+int PMPI_Comm_get_info(MPI_Comm h, MPI_Info *info_used)
+{
+    static const char *const F = "MPI_Comm_get_info";
+    mp_comm *comm;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, info_used, "info_used")))
+        return err;
+    if (comm->info != MPI_INFO_NULL)
+        err = mp_info_dup_handle(comm->info, info_used);
+    else if ((err = PMPI_Info_create(info_used)))
+        return err;
+    return err ? mp_error(comm, MPI_ERR_NO_MEM, F, "too many info objects") : MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+
+int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h,
+                          int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char *const F = "MPI_Intercomm_create";
+    mp_comm *local, *peer = NULL, *c;
+    int err;
+    if ((err = mp_arg_comm(F, local_h, &local)) || (err = arg_intra(F, local)) ||
+        (err = arg_out(F, local, newintercomm, "newintercomm")))
+        return err;
+    if (local_leader < 0 || local_leader >= local->size)
+        return mp_error(local, MPI_ERR_RANK, F,
+                        "invalid local_leader %d in a communicator of size %d", local_leader,
+                        local->size);
+    if (tag < 0 || tag > MP_TAG_UB)
+        return mp_error(local, MPI_ERR_TAG, F, "invalid tag %d", tag);
+    if (local->rank == local_leader) {
+        /* only the leader uses peer_comm and remote_leader */
+        if ((err = mp_arg_comm(F, peer_h, &peer)))
+            return err;
+        int psize = peer->is_inter ? peer->remote_size : peer->size;
+        if (remote_leader < 0 || remote_leader >= psize)
+            return mp_error(local, MPI_ERR_RANK, F,
+                            "invalid remote_leader %d in a peer communicator of size %d",
+                            remote_leader, psize);
+        if (!peer->is_inter && remote_leader == peer->rank)
+            return mp_error(local, MPI_ERR_RANK, F,
+                            "remote_leader %d is the local leader itself", remote_leader);
+    }
+    if ((err = mp_intercomm_create(local, local_leader, peer, remote_leader, tag, &c)))
+        return mp_ret(local, F, err);
+    *newintercomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+
+int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm *newintracomm)
+{
+    static const char *const F = "MPI_Intercomm_merge";
+    mp_comm *comm, *c;
+    int err;
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newintracomm,
+                                                           "newintracomm")))
+        return err;
+    if (!comm->is_inter)
+        return mp_error(comm, MPI_ERR_COMM, F, "communicator is not an intercommunicator");
+    if ((err = mp_intercomm_merge(comm, high, &c)))
+        return mp_ret(comm, F, err);
+    *newintracomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge

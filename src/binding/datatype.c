@@ -1,0 +1,505 @@
+/* datatype.c -- MPI datatype constructors, commit, free and dup.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Each constructor checks its arguments, converts element strides and displacements to bytes,
+ * calls the datatype layer's constructor (datatype/derived.c), records the call's arguments
+ * as the type's contents exactly as MPI_Type_get_contents must return them, and registers the
+ * new type for a handle.  Datatype errors have no communicator, so they go through
+ * MPI_COMM_WORLD's error handler.
+ *
+ * Handles the user owns are counted separately from internal references (engine.h,
+ * user_refs): MPI_Type_free drops the user's handle at once, while the object lives on until
+ * pending operations and types built on it let go.
+ */
+#include "binding/binding.h"
+#include "datatype/engine.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * Shared argument checks
+ * ------------------------------------------------------------------------------------------- */
+int mp_dtarg_type(const char *func, const char *what, MPI_Datatype h, int flags,
+                  mp_datatype **out)
+{
+    mp_datatype *dt = mp_datatype_get(h);
+    if (h == MPI_DATATYPE_NULL)
+        return mp_error(NULL, MPI_ERR_TYPE, func, "%s is MPI_DATATYPE_NULL", what);
+    if (dt == NULL || !mp_dt_user_valid(dt))
+        return mp_error(NULL, MPI_ERR_TYPE, func, "%s 0x%x is not a valid datatype", what,
+                        (unsigned)h);
+    if (!(flags & MP_DTARG_MARKERS) && (h == MPI_LB || h == MPI_UB))
+        return mp_error(NULL, MPI_ERR_TYPE, func, "%s is the bound marker %s, which only "
+                        "MPI_Type_struct accepts", what, dt->name);
+    if (!(flags & MP_DTARG_UNCOMMITTED) && !dt->committed)
+        return mp_error(NULL, MPI_ERR_TYPE, func, "%s 0x%x is not committed (call "
+                        "MPI_Type_commit first)", what, (unsigned)h);
+    *out = dt;
+    return MPI_SUCCESS;
+}
+
+int mp_dtarg_nonneg(const char *func, const char *what, MPI_Aint v)
+{
+    if (v >= 0)
+        return MPI_SUCCESS;
+    return mp_error(NULL, what[0] == 'c' ? MPI_ERR_COUNT : MPI_ERR_ARG, func,
+                    "invalid %s %ld (must be >= 0)", what, (long)v);
+}
+
+int mp_dtarg_ptr(const char *func, const char *what, const void *p)
+{
+    if (p != NULL)
+        return MPI_SUCCESS;
+    return mp_error(NULL, MPI_ERR_ARG, func, "%s is NULL", what);
+}
+
+int mp_dtarg_new(const char *func, mp_datatype *dt, MPI_Datatype *newtype)
+{
+    int err = mp_datatype_register(dt, newtype);
+    return err ? mp_error_raise(NULL, err, func) : MPI_SUCCESS;
+}
+
+/* Checks a count, an old type and the output pointer: the prologue of most constructors. */
+static int common_args(const char *F, MPI_Aint count, MPI_Datatype oldtype, mp_datatype **old,
+                       const void *newtype)
+{
+    int err;
+    if ((err = mp_dtarg_nonneg(F, "count", count)))
+        return err;
+    if ((err = mp_dtarg_ptr(F, "newtype", newtype)))
+        return err;
+    return mp_dtarg_type(F, "oldtype", oldtype, MP_DTARG_UNCOMMITTED, old);
+}
+
+static int check_blocklens(const char *F, int count, const int *bl)
+{
+    if (count > 0 && bl == NULL)
+        return mp_dtarg_ptr(F, "array_of_blocklengths", bl);
+    for (int i = 0; i < count; i++)
+        if (bl[i] < 0)
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_blocklengths[%d] = %d is negative",
+                            i, bl[i]);
+    return MPI_SUCCESS;
+}
+
+static int finish(const char *F, mp_datatype *dt, int combiner, int nints, const int *ints,
+                  int naints, const MPI_Aint *aints, int ntypes, mp_datatype *const *types,
+                  MPI_Datatype *newtype)
+{
+    mp_type_set_contents(dt, combiner, nints, ints, naints, aints, ntypes, types);
+    return mp_dtarg_new(F, dt, newtype);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Constructors
+ * ------------------------------------------------------------------------------------------- */
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_contiguous";
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, count, oldtype, &old, newtype)))
+        return err;
+    mp_datatype *dt = mp_type_contiguous(count, old);
+    return finish(F, dt, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &old, newtype);
+}
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_vector";
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, count, oldtype, &old, newtype)) ||
+        (err = mp_dtarg_nonneg(F, "blocklength", blocklength)))
+        return err;
+    mp_datatype *dt = mp_type_hvector(count, blocklength, (MPI_Aint)stride * old->extent, old);
+    int ints[3] = { count, blocklength, stride };
+    return finish(F, dt, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &old, newtype);
+}
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+
+static int hvector(const char *F, int count, int blocklength, MPI_Aint stride,
+                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, count, oldtype, &old, newtype)) ||
+        (err = mp_dtarg_nonneg(F, "blocklength", blocklength)))
+        return err;
+    mp_datatype *dt = mp_type_hvector(count, blocklength, stride, old);
+    int ints[2] = { count, blocklength };
+    return finish(F, dt, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &old, newtype);
+}
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    return hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    return hvector("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype);
+}
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+
+/* indexed / hindexed: element displacements (int_displs) or byte displacements (aint). */
+static int indexed(const char *F, int combiner, int count, const int *bl, const int *idispl,
+                   const MPI_Aint *adispl, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, count, oldtype, &old, newtype)) ||
+        (err = check_blocklens(F, count, bl)))
+        return err;
+    if (count > 0 && (err = mp_dtarg_ptr(F, "array_of_displacements",
+                                         idispl ? (const void *)idispl : (const void *)adispl)))
+        return err;
+    size_t n = (size_t)(count ? count : 1);
+    MPI_Aint *blen = mp_malloc(n * sizeof(MPI_Aint)), *disp = mp_malloc(n * sizeof(MPI_Aint));
+    int *ints = mp_malloc((2 * n + 1) * sizeof(int));
+    ints[0] = count;
+    for (int i = 0; i < count; i++) {
+        blen[i] = bl[i];
+        disp[i] = idispl ? (MPI_Aint)idispl[i] * old->extent : adispl[i];
+        ints[1 + i] = bl[i];
+        if (idispl)
+            ints[1 + count + i] = idispl[i];
+    }
+    mp_datatype *dt = mp_type_hindexed(count, blen, 0, disp, old);
+    err = finish(F, dt, combiner, idispl ? 1 + 2 * count : 1 + count, ints,
+                 idispl ? 0 : count, adispl, 1, &old, newtype);
+    free(blen);
+    free(disp);
+    free(ints);
+    return err;
+}
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    return indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, array_of_blocklengths,
+                   array_of_displacements, NULL, oldtype, newtype);
+}
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    return indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count,
+                   array_of_blocklengths, NULL, array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return indexed("MPI_Type_hindexed", MPI_COMBINER_HINDEXED, count, array_of_blocklengths,
+                   NULL, array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+
+static int indexed_block(const char *F, int combiner, int count, int blocklength,
+                         const int *idispl, const MPI_Aint *adispl, MPI_Datatype oldtype,
+                         MPI_Datatype *newtype)
+{
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, count, oldtype, &old, newtype)) ||
+        (err = mp_dtarg_nonneg(F, "blocklength", blocklength)))
+        return err;
+    if (count > 0 && (err = mp_dtarg_ptr(F, "array_of_displacements",
+                                         idispl ? (const void *)idispl : (const void *)adispl)))
+        return err;
+    size_t n = (size_t)(count ? count : 1);
+    MPI_Aint *disp = mp_malloc(n * sizeof(MPI_Aint));
+    int *ints = mp_malloc((n + 2) * sizeof(int));
+    ints[0] = count;
+    ints[1] = blocklength;
+    for (int i = 0; i < count; i++) {
+        disp[i] = idispl ? (MPI_Aint)idispl[i] * old->extent : adispl[i];
+        if (idispl)
+            ints[2 + i] = idispl[i];
+    }
+    mp_datatype *dt = mp_type_hindexed(count, NULL, blocklength, disp, old);
+    err = finish(F, dt, combiner, idispl ? 2 + count : 2, ints, idispl ? 0 : count, adispl,
+                 1, &old, newtype);
+    free(disp);
+    free(ints);
+    return err;
+}
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return indexed_block("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count,
+                         blocklength, array_of_displacements, NULL, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return indexed_block("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count,
+                         blocklength, NULL, array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+
+static int create_struct(const char *F, int count, const int *bl, const MPI_Aint *displs,
+                         const MPI_Datatype *types, MPI_Datatype *newtype)
+{
+    int err;
+    if ((err = mp_dtarg_nonneg(F, "count", count)) || (err = mp_dtarg_ptr(F, "newtype", newtype))
+        || (err = check_blocklens(F, count, bl)))
+        return err;
+    if (count > 0 && ((err = mp_dtarg_ptr(F, "array_of_displacements", displs)) ||
+                      (err = mp_dtarg_ptr(F, "array_of_types", types))))
+        return err;
+    size_t n = (size_t)(count ? count : 1);
+    mp_datatype **t = mp_malloc(n * sizeof *t);
+    for (int i = 0; i < count; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "array_of_types[%d]", i);
+        if ((err = mp_dtarg_type(F, what, types[i], MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS,
+                                 &t[i]))) {
+            free(t);
+            return err;
+        }
+    }
+    MPI_Aint *blen = mp_malloc(n * sizeof(MPI_Aint));
+    int *ints = mp_malloc((n + 1) * sizeof(int));
+    ints[0] = count;
+    for (int i = 0; i < count; i++) {
+        blen[i] = bl[i];
+        ints[1 + i] = bl[i];
+    }
+    mp_datatype *dt = mp_type_struct(count, blen, displs, t);
+    err = finish(F, dt, MPI_COMBINER_STRUCT, count + 1, ints, count, displs, count, t, newtype);
+    free(blen);
+    free(ints);
+    free(t);
+    return err;
+}
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return create_struct("MPI_Type_create_struct", count, array_of_blocklengths,
+                         array_of_displacements, array_of_types, newtype);
+}
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return create_struct("MPI_Type_struct", count, array_of_blocklengths,
+                         array_of_displacements, array_of_types, newtype);
+}
+#pragma weak MPI_Type_struct = PMPI_Type_struct
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_resized";
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, 0, oldtype, &old, newtype)))
+        return err;
+    mp_datatype *dt = mp_type_resized(old, lb, extent);
+    MPI_Aint aints[2] = { lb, extent };
+    return finish(F, dt, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &old, newtype);
+}
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                              const int array_of_subsizes[], const int array_of_starts[],
+                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_subarray";
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, 0, oldtype, &old, newtype)))
+        return err;
+    if (ndims <= 0)
+        return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d (must be > 0)", ndims);
+    if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_starts", array_of_starts)))
+        return err;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid order %d (must be MPI_ORDER_C or "
+                        "MPI_ORDER_FORTRAN)", order);
+    for (int i = 0; i < ndims; i++) {
+        if (array_of_sizes[i] <= 0)
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_sizes[%d] = %d (must be > 0)", i,
+                            array_of_sizes[i]);
+        if (array_of_subsizes[i] < 0 || array_of_subsizes[i] > array_of_sizes[i])
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_subsizes[%d] = %d is outside "
+                            "[0, %d]", i, array_of_subsizes[i], array_of_sizes[i]);
+        if (array_of_starts[i] < 0 ||
+            array_of_starts[i] > array_of_sizes[i] - array_of_subsizes[i])
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_starts[%d] = %d is outside "
+                            "[0, %d]", i, array_of_starts[i],
+                            array_of_sizes[i] - array_of_subsizes[i]);
+    }
+    MPI_Aint *a = mp_malloc(3 * (size_t)ndims * sizeof(MPI_Aint));
+    int *ints = mp_malloc((3 * (size_t)ndims + 2) * sizeof(int));
+    ints[0] = ndims;
+    for (int i = 0; i < ndims; i++) {
+        a[i] = array_of_sizes[i];
+        a[ndims + i] = array_of_subsizes[i];
+        a[2 * ndims + i] = array_of_starts[i];
+        ints[1 + i] = array_of_sizes[i];
+        ints[1 + ndims + i] = array_of_subsizes[i];
+        ints[1 + 2 * ndims + i] = array_of_starts[i];
+    }
+    ints[1 + 3 * ndims] = order;
+    mp_datatype *dt = mp_type_subarray(ndims, a, a + ndims, a + 2 * ndims, order, old);
+    err = finish(F, dt, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1, &old, newtype);
+    free(a);
+    free(ints);
+    return err;
+}
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_darray";
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, 0, oldtype, &old, newtype)))
+        return err;
+    if (size <= 0 || rank < 0 || rank >= size)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid rank %d for a process grid of size %d",
+                        rank, size);
+    if (ndims <= 0)
+        return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d (must be > 0)", ndims);
+    if ((err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_distribs", array_of_distribs)) ||
+        (err = mp_dtarg_ptr(F, "array_of_dargs", array_of_dargs)) ||
+        (err = mp_dtarg_ptr(F, "array_of_psizes", array_of_psizes)))
+        return err;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid order %d (must be MPI_ORDER_C or "
+                        "MPI_ORDER_FORTRAN)", order);
+    long grid = 1;
+    for (int i = 0; i < ndims; i++) {
+        int dist = array_of_distribs[i];
+        if (array_of_gsizes[i] <= 0 || array_of_psizes[i] <= 0)
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_gsizes[%d] = %d and "
+                            "array_of_psizes[%d] = %d must be > 0", i, array_of_gsizes[i], i,
+                            array_of_psizes[i]);
+        if (dist != MPI_DISTRIBUTE_BLOCK && dist != MPI_DISTRIBUTE_CYCLIC &&
+            dist != MPI_DISTRIBUTE_NONE)
+            return mp_error(NULL, MPI_ERR_ARG, F, "invalid array_of_distribs[%d] = %d", i, dist);
+        if (dist == MPI_DISTRIBUTE_NONE && array_of_psizes[i] != 1)
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_psizes[%d] = %d must be 1 for "
+                            "MPI_DISTRIBUTE_NONE", i, array_of_psizes[i]);
+        if (array_of_dargs[i] != MPI_DISTRIBUTE_DFLT_DARG && array_of_dargs[i] <= 0 &&
+            dist != MPI_DISTRIBUTE_NONE)
+            return mp_error(NULL, MPI_ERR_ARG, F, "invalid array_of_dargs[%d] = %d", i,
+                            array_of_dargs[i]);
+        grid *= array_of_psizes[i];
+    }
+    if (grid != size)
+        return mp_error(NULL, MPI_ERR_ARG, F, "the process grid has %ld processes, size is %d",
+                        grid, size);
+    MPI_Aint *g = mp_malloc((size_t)ndims * sizeof(MPI_Aint));
+    int *ints = mp_malloc((4 * (size_t)ndims + 4) * sizeof(int));
+    ints[0] = size;
+    ints[1] = rank;
+    ints[2] = ndims;
+    for (int i = 0; i < ndims; i++) {
+        g[i] = array_of_gsizes[i];
+        ints[3 + i] = array_of_gsizes[i];
+        ints[3 + ndims + i] = array_of_distribs[i];
+        ints[3 + 2 * ndims + i] = array_of_dargs[i];
+        ints[3 + 3 * ndims + i] = array_of_psizes[i];
+    }
+    ints[3 + 4 * ndims] = order;
+    mp_datatype *dt = mp_type_darray(size, rank, ndims, g, array_of_distribs, array_of_dargs,
+                                     array_of_psizes, order, old);
+    if (dt == NULL)
+        err = mp_error(NULL, MPI_ERR_ARG, F, "a block distribution's darg times the number "
+                       "of processes does not cover the global size");
+    else
+        err = finish(F, dt, MPI_COMBINER_DARRAY, 4 * ndims + 4, ints, 0, NULL, 1, &old,
+                     newtype);
+    free(g);
+    free(ints);
+    return err;
+}
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+
+/* ---------------------------------------------------------------------------------------------
+ * Commit, dup, free
+ * ------------------------------------------------------------------------------------------- */
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+    static const char *const F = "MPI_Type_commit";
+    mp_datatype *dt;
+    int err;
+    if ((err = mp_dtarg_ptr(F, "datatype", datatype)) ||
+        (err = mp_dtarg_type(F, "datatype", *datatype, MP_DTARG_UNCOMMITTED, &dt)))
+        return err;
+    dt->committed = 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_dup";
+    mp_datatype *old;
+    int err;
+    if ((err = common_args(F, 0, oldtype, &old, newtype)))
+        return err;
+    mp_datatype *dt = mp_type_dup(old);
+    MPI_Datatype h;
+    if ((err = finish(F, dt, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &old, &h)))
+        return err;
+    if (old->attrs) {
+        err = mp_attr_copy_all(MP_OBJ_DATATYPE, oldtype, h, old->attrs, &dt->attrs);
+        if (err) {
+            atomic_store(&mp_dt_info(dt)->user_refs, 0);
+            mp_datatype_release(dt);
+            return mp_error_raise(NULL, err, F);
+        }
+    }
+    *newtype = h;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+    static const char *const F = "MPI_Type_free";
+    mp_datatype *dt;
+    int err;
+    if ((err = mp_dtarg_ptr(F, "datatype", datatype)) ||
+        (err = mp_dtarg_type(F, "datatype", *datatype,
+                             MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS, &dt)))
+        return err;
+    if (dt->is_builtin)
+        return mp_error(NULL, MPI_ERR_TYPE, F, "cannot free the predefined datatype %s",
+                        dt->name);
+    mp_dtinfo *info = mp_dt_info(dt);
+    if (dt->attrs && atomic_load(&info->user_refs) == 1 &&
+        (err = mp_attr_delete_all(MP_OBJ_DATATYPE, dt->handle, &dt->attrs)))
+        return mp_error_raise(NULL, err, F);
+    atomic_fetch_sub(&info->user_refs, 1);
+    *datatype = MPI_DATATYPE_NULL;
+    mp_datatype_release(dt);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_free = PMPI_Type_free

@@ -1,0 +1,340 @@
+/* datatype_query.c -- MPI functions that inspect datatypes and addresses.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Sizes, extents and bounds come straight from struct mp_datatype.  Envelope and contents
+ * return what the constructor recorded (datatype/derived.c, binding/datatype.c).  Derived
+ * types handed out by MPI_Type_get_contents count as new user handles (the user frees them),
+ * as the standard requires; predefined types are returned as is.
+ */
+#include "binding/binding.h"
+#include "datatype/engine.h"
+#include <string.h>
+
+static int query_type(const char *F, MPI_Datatype h, mp_datatype **dt)
+{
+    return mp_dtarg_type(F, "datatype", h, MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS, dt);
+}
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    static const char *const F = "MPI_Type_size_x";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "size", size)))
+        return err;
+    *size = dt->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return PMPI_Type_size_x(datatype, size);
+}
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    static const char *const F = "MPI_Type_size";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "size", size)))
+        return err;
+    *size = dt->size > 0x7fffffff ? MPI_UNDEFINED : (int)dt->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size = PMPI_Type_size
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    static const char *const F = "MPI_Type_get_extent";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "lb", lb)) ||
+        (err = mp_dtarg_ptr(F, "extent", extent)))
+        return err;
+    *lb = dt->lb;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    MPI_Aint l, e;
+    int err = PMPI_Type_get_extent(datatype, &l, &e);
+    if (err == MPI_SUCCESS) {
+        if (lb)
+            *lb = l;
+        if (extent)
+            *extent = e;
+    }
+    return err;
+}
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return PMPI_Type_get_extent_x(datatype, lb, extent);
+}
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    static const char *const F = "MPI_Type_get_true_extent";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "true_lb", true_lb)) ||
+        (err = mp_dtarg_ptr(F, "true_extent", true_extent)))
+        return err;
+    *true_lb = dt->true_lb;
+    *true_extent = dt->true_ub - dt->true_lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent)
+{
+    MPI_Aint l, e;
+    int err = PMPI_Type_get_true_extent(datatype, &l, &e);
+    if (err == MPI_SUCCESS) {
+        if (true_lb)
+            *true_lb = l;
+        if (true_extent)
+            *true_extent = e;
+    }
+    return err;
+}
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent)
+{
+    return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+
+/* Deprecated MPI-1 forms. */
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    static const char *const F = "MPI_Type_extent";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "extent", extent)))
+        return err;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    static const char *const F = "MPI_Type_lb";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) ||
+        (err = mp_dtarg_ptr(F, "displacement", displacement)))
+        return err;
+    *displacement = dt->lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    static const char *const F = "MPI_Type_ub";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) ||
+        (err = mp_dtarg_ptr(F, "displacement", displacement)))
+        return err;
+    *displacement = dt->ub;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+
+/* ---------------------------------------------------------------------------------------------
+ * Envelope and contents
+ * ------------------------------------------------------------------------------------------- */
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    static const char *const F = "MPI_Type_get_envelope";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) ||
+        (err = mp_dtarg_ptr(F, "num_integers", num_integers)) ||
+        (err = mp_dtarg_ptr(F, "num_addresses", num_addresses)) ||
+        (err = mp_dtarg_ptr(F, "num_datatypes", num_datatypes)) ||
+        (err = mp_dtarg_ptr(F, "combiner", combiner)))
+        return err;
+    const mp_dtinfo *info = mp_dt_info(dt);
+    *combiner = info->combiner;
+    *num_integers = info->nints;
+    *num_addresses = info->naints;
+    *num_datatypes = info->ntypes;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    static const char *const F = "MPI_Type_get_contents";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)))
+        return err;
+    const mp_dtinfo *info = mp_dt_info(dt);
+    if (info->combiner == MPI_COMBINER_NAMED)
+        return mp_error(NULL, MPI_ERR_ARG, F, "datatype %s is predefined (combiner "
+                        "MPI_COMBINER_NAMED) and has no contents", dt->name);
+    if (max_integers < info->nints || max_addresses < info->naints ||
+        max_datatypes < info->ntypes)
+        return mp_error(NULL, MPI_ERR_ARG, F, "arrays too small: need %d integers, %d "
+                        "addresses, %d datatypes; got %d, %d, %d", info->nints, info->naints,
+                        info->ntypes, max_integers, max_addresses, max_datatypes);
+    if ((info->nints && (err = mp_dtarg_ptr(F, "array_of_integers", array_of_integers))) ||
+        (info->naints && (err = mp_dtarg_ptr(F, "array_of_addresses", array_of_addresses))) ||
+        (info->ntypes && (err = mp_dtarg_ptr(F, "array_of_datatypes", array_of_datatypes))))
+        return err;
+    if (info->nints)
+        memcpy(array_of_integers, info->ints, (size_t)info->nints * sizeof(int));
+    if (info->naints)
+        memcpy(array_of_addresses, info->aints, (size_t)info->naints * sizeof(MPI_Aint));
+    for (int i = 0; i < info->ntypes; i++) {
+        mp_datatype *t = info->types[i];
+        array_of_datatypes[i] = t->handle;
+        if (!t->is_builtin) {
+            mp_datatype_retain(t);
+            atomic_fetch_add(&mp_dt_info(t)->user_refs, 1);
+        }
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+/* ---------------------------------------------------------------------------------------------
+ * Names
+ * ------------------------------------------------------------------------------------------- */
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char *const F = "MPI_Type_set_name";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "type_name", type_name)))
+        return err;
+    snprintf(dt->name, sizeof dt->name, "%s", type_name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    static const char *const F = "MPI_Type_get_name";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "type_name", type_name))
+        || (err = mp_dtarg_ptr(F, "resultlen", resultlen)))
+        return err;
+    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", dt->name);
+    *resultlen = (int)strlen(type_name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+
+/* ---------------------------------------------------------------------------------------------
+ * Size matching, addresses
+ * ------------------------------------------------------------------------------------------- */
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const char *const F = "MPI_Type_match_size";
+    static const MPI_Datatype reals[] = { MPI_REAL4, MPI_REAL8, MPI_REAL16 };
+    static const MPI_Datatype ints[] = { MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8 };
+    static const MPI_Datatype complexes[] = { MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
+    const MPI_Datatype *list;
+    int n, err;
+    if ((err = mp_dtarg_ptr(F, "datatype", datatype)))
+        return err;
+    switch (typeclass) {
+    case MPI_TYPECLASS_REAL:    list = reals;     n = 3; break;
+    case MPI_TYPECLASS_INTEGER: list = ints;      n = 4; break;
+    case MPI_TYPECLASS_COMPLEX: list = complexes; n = 3; break;
+    default:
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid typeclass %d", typeclass);
+    }
+    for (int i = 0; i < n; i++)
+        if (mp_datatype_get(list[i])->size == size) {
+            *datatype = list[i];
+            return MPI_SUCCESS;
+        }
+    return mp_error(NULL, MPI_ERR_ARG, F, "no predefined type of typeclass %d has size %d",
+                    typeclass, size);
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    int err = mp_dtarg_ptr("MPI_Get_address", "address", address);
+    if (err)
+        return err;
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_address = PMPI_Get_address
+
+int PMPI_Address(void *location, MPI_Aint *address)
+{
+    int err = mp_dtarg_ptr("MPI_Address", "address", address);
+    if (err)
+        return err;
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Address = PMPI_Address
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+
+/* ---------------------------------------------------------------------------------------------
+ * Elements of a received message
+ * ------------------------------------------------------------------------------------------- */
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char *const F = "MPI_Get_elements_x";
+    mp_datatype *dt;
+    int err;
+    if ((err = mp_dtarg_ptr(F, "status", status)) || (err = mp_dtarg_ptr(F, "count", count)) ||
+        (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)))
+        return err;
+    *count = mp_datatype_elements(dt, mp_status_bytes(status));
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return PMPI_Get_elements_x(status, datatype, count);
+}
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count c;
+    int err = mp_dtarg_ptr("MPI_Get_elements", "count", count);
+    if (err || (err = PMPI_Get_elements_x(status, datatype, &c)))
+        return err;
+    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements

@@ -1,0 +1,233 @@
+/* init.c -- MPI_Init, MPI_Finalize and the job-level queries.  MemPI, BSD-3-Clause.
+ *
+ * Start-up order: configuration (MEMPI_* validated first, so a typo fails before anything
+ * is created), PMI (who am I, how many, which node), the node layout, the shared segment and
+ * transports, point-to-point, datatypes, MPI_COMM_WORLD/SELF, then the comm and coll layers.
+ * Finalize drains queued sends, passes a node barrier so no rank unmaps while a peer may still
+ * need it, prints statistics and tells the launcher.
+ */
+#include "binding/binding.h"
+#include "transport/transport.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void init_fail(int err)
+{
+    fprintf(stderr, "MemPI: MPI_Init failed: %s\n", mp_error_message(err));
+    mp_abort_job(1, mp_error_message(err));
+}
+
+/* Which ranks share this host.  Single-host jobs for now: every rank is local and reached by
+ * the shm transport.  MEMPI_NODE_SIZE splits the host into simulated nodes for the node-aware
+ * collectives (the transport is still shared memory). */
+static void setup_procs(void)
+{
+    int n = mp_world.size;
+    mp_world.procs = mp_calloc((size_t)n, sizeof(mp_proc));
+    mp_world.local_world = mp_calloc((size_t)n, sizeof(int));
+    int k = mp_cfg.node_size > 0 ? mp_cfg.node_size : n;
+    for (int w = 0; w < n; w++) {
+        mp_world.procs[w].node = w / k;
+        mp_world.procs[w].local = w;
+        mp_world.procs[w].tp = &mp_shm_transport;
+        mp_world.local_world[w] = w;
+    }
+    mp_world.nnodes = (n + k - 1) / k;
+    mp_world.node = mp_world.rank / k;
+    mp_world.local_rank = mp_world.rank;
+    mp_world.local_size = n;
+}
+
+static mp_comm *predefined_comm(int handle, int ctx, int size, int rank, const int *world)
+{
+    int *w = mp_malloc(sizeof(int) * (size_t)size);
+    memcpy(w, world, sizeof(int) * (size_t)size);
+    mp_comm *c = mp_comm_new(ctx, size, rank, w);
+    c->handle = handle;
+    snprintf(c->name, sizeof c->name, "%s", handle == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    return c;
+}
+
+static int do_init(int required, int *provided)
+{
+    static const char *const F = "MPI_Init";
+    if (mp_world.initialized)
+        return mp_error(NULL, MPI_ERR_OTHER, F, "MPI is already initialized");
+    int err = mp_config_load();
+    if (err)
+        init_fail(err);
+    int rank, size, appnum;
+    if (mp_pmi_init(&rank, &size, &appnum) != 0) {
+        fprintf(stderr, "MemPI: MPI_Init failed: cannot talk to the launcher: %s\n", mp_pmi_error());
+        exit(1);
+    }
+    mp_world.rank = rank;
+    mp_world.size = size;
+    mp_world.appnum = appnum;
+    mp_world.main_thread = pthread_self();
+    mp_world.wtime_base = mp_wtime();
+    setup_procs();
+    if ((err = mp_datatype_init()) || (err = mp_shm_init()))
+        init_fail(err);
+    mp_wait_policy_init();
+    if ((err = mp_pt2pt_init()))
+        init_fail(err);
+    int *all = mp_malloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < size; i++)
+        all[i] = i;
+    mp_world.comm_world = predefined_comm(MPI_COMM_WORLD, 0, size, rank, all);
+    mp_world.comm_self = predefined_comm(MPI_COMM_SELF, 2, 1, 0, &rank);
+    free(all);
+    mp_world.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE :
+                            required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    mp_thread_multiple = mp_world.thread_level == MPI_THREAD_MULTIPLE;
+    if (provided)
+        *provided = mp_world.thread_level;
+    mp_world.initialized = 1;
+    if ((err = mp_comm_layer_init()) || (err = mp_coll_init()))
+        init_fail(err);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc; (void)argv;
+    return do_init(MPI_THREAD_SINGLE, NULL);
+}
+#pragma weak MPI_Init = PMPI_Init
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc; (void)argv;
+    return do_init(required, provided);
+}
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+
+int PMPI_Finalize(void)
+{
+    static const char *const F = "MPI_Finalize";
+    int err = mp_arg_initialized(F);
+    if (err)
+        return err;
+    mp_pt2pt_finalize();
+    if (mp_cfg.stats)
+        mp_stats_report();
+    mp_coll_finalize();
+    mp_comm_layer_finalize();
+    mp_shm_barrier();
+    mp_world.finalized = 1;
+    mp_shm_finalize();
+    mp_pmi_finalize();
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalize = PMPI_Finalize
+
+int PMPI_Initialized(int *flag)
+{
+    *flag = mp_world.initialized;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Initialized = PMPI_Initialized
+
+int PMPI_Finalized(int *flag)
+{
+    *flag = mp_world.finalized;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalized = PMPI_Finalized
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "MPI_Abort(comm=0x%x, errorcode=%d) called by rank %d",
+             (unsigned)comm, errorcode, mp_world.rank);
+    fflush(stdout);
+    fflush(stderr);
+    mp_pmi_abort(errorcode, msg);
+    _exit(errorcode ? errorcode : 1);
+}
+#pragma weak MPI_Abort = PMPI_Abort
+
+int PMPI_Query_thread(int *provided)
+{
+    int err = mp_arg_initialized("MPI_Query_thread");
+    if (err)
+        return err;
+    *provided = mp_world.thread_level;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+
+int PMPI_Is_thread_main(int *flag)
+{
+    int err = mp_arg_initialized("MPI_Is_thread_main");
+    if (err)
+        return err;
+    *flag = pthread_equal(pthread_self(), mp_world.main_thread);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+
+int PMPI_Comm_rank(MPI_Comm comm_h, int *rank)
+{
+    mp_comm *comm;
+    int err = mp_arg_comm("MPI_Comm_rank", comm_h, &comm);
+    if (err)
+        return err;
+    *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+
+int PMPI_Comm_size(MPI_Comm comm_h, int *size)
+{
+    mp_comm *comm;
+    int err = mp_arg_comm("MPI_Comm_size", comm_h, &comm);
+    if (err)
+        return err;
+    *size = comm->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+
+double PMPI_Wtime(void)
+{
+    return mp_wtime() - mp_world.wtime_base;
+}
+#pragma weak MPI_Wtime = PMPI_Wtime
+
+double PMPI_Wtick(void)
+{
+    return 1e-9;
+}
+#pragma weak MPI_Wtick = PMPI_Wtick
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    char host[MPI_MAX_PROCESSOR_NAME];
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_version = PMPI_Get_version
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+             "MemPI %s (memory-based communication; MPICH ABI, libmpi.so.12)", MEMPI_VERSION);
+    *resultlen = (int)strlen(version);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version

@@ -1,0 +1,55 @@
+/* barrier.c -- MPI_Barrier / MPI_Ibarrier.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Algorithms:
+ *   dissemination  ceil(log2 n) rounds; in round k every rank signals rank+2^k and waits for
+ *                  rank-2^k.  Works for any n, no root, no idle ranks.
+ *   node           node-aware: every rank signals its node leader, the leaders run the
+ *                  dissemination barrier among themselves, then release their node.  Only
+ *                  log2(nodes) rounds cross the network.
+ * Messages are zero-byte "pings" on the collective context.
+ */
+#include "coll/coll_impl.h"
+
+void mp_build_barrier_dissemination(mp_sched *s, const mp_team *t)
+{
+    int n = t->size, me = t->rank;
+    for (int k = 1; k < n; k <<= 1) {
+        mp_sched_pong(s, mp_team_peer(t, (me - k + n) % n));
+        mp_sched_ping(s, mp_team_peer(t, (me + k) % n));
+        mp_sched_fence(s);
+    }
+}
+
+static void build_barrier_node(mp_sched *s, mp_comm *comm)
+{
+    mp_team node = mp_team_node(comm), leaders = mp_team_leaders(comm);
+    if (node.rank == 0) {
+        for (int i = 1; i < node.size; i++)
+            mp_sched_pong(s, mp_team_peer(&node, i));
+        mp_sched_fence(s);
+        mp_build_barrier_dissemination(s, &leaders);
+        for (int i = 1; i < node.size; i++)
+            mp_sched_ping(s, mp_team_peer(&node, i));
+    } else {
+        mp_sched_ping(s, mp_team_peer(&node, 0));
+        mp_sched_pong(s, mp_team_peer(&node, 0));
+    }
+    mp_sched_fence(s);
+}
+
+int mp_ibarrier(mp_comm *comm, mp_request **req)
+{
+    mp_sched *s = mp_sched_new(comm);
+    if (comm->is_inter)
+        return mp_coll_finish(s, mp_build_inter_barrier(s, comm), req);
+    mp_coll_args a = { 0, 0, 1 };
+    if (mp_coll_select(MP_COLL_BARRIER, comm, &a) == MP_BARRIER_NODE) {
+        build_barrier_node(s, comm);
+    } else {
+        mp_team t = mp_team_all(comm);
+        mp_build_barrier_dissemination(s, &t);
+    }
+    return mp_coll_finish(s, MPI_SUCCESS, req);
+}
+
+int mp_barrier(mp_comm *comm) { return mp_ibarrier(comm, NULL); }

@@ -1,0 +1,172 @@
+/* bcast.c -- MPI_Bcast / MPI_Ibcast.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Algorithms:
+ *   binomial           log2 n rounds; each rank receives once from its parent, then sends to
+ *                      its children, largest subtree first.  Best for small messages.
+ *   scatter_allgather  for large messages (van de Geijn): the root's buffer is cut into n
+ *                      pieces that are scattered down a binomial tree, then a ring
+ *                      allgather puts every piece everywhere.  Each rank sends ~2x the data
+ *                      once instead of log2 n times.
+ *   two_stage          node-aware (MPI-StarT): the data first crosses the network among one
+ *                      rank per node -- the root stands in for its node's leader -- then
+ *                      each node broadcasts internally.  Each stage picks binomial or
+ *                      scatter_allgather by size.
+ *   linear             the root sends to everybody (reference / tiny communicators).
+ * Buffers are split by whole elements, so derived datatypes work unchanged.
+ */
+#include "coll/coll_impl.h"
+
+#define SCATTER_ALLGATHER_MIN (12 * 1024)
+
+void mp_build_bcast_binomial(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
+                             mp_datatype *dt, int root)
+{
+    int n = t->size, rel = (t->rank - root + n) % n, mask = 1;
+    while (mask < n) {
+        if (rel & mask) {
+            mp_sched_recv(s, buf, count, dt, mp_team_peer(t, (rel - mask + root) % n));
+            mp_sched_fence(s);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rel + mask < n)
+            mp_sched_send(s, buf, count, dt, mp_team_peer(t, (rel + mask + root) % n));
+    mp_sched_fence(s);
+}
+
+static void build_bcast_linear(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
+                               mp_datatype *dt, int root)
+{
+    if (t->rank == root) {
+        for (int i = 0; i < t->size; i++)
+            if (i != root)
+                mp_sched_send(s, buf, count, dt, mp_team_peer(t, i));
+    } else {
+        mp_sched_recv(s, buf, count, dt, mp_team_peer(t, root));
+    }
+    mp_sched_fence(s);
+}
+
+/* Piece of relative rank r: elements [r*chunk, min((r+1)*chunk, count)). */
+static MPI_Aint piece_lo(MPI_Aint r, MPI_Aint chunk, MPI_Aint count)
+{
+    MPI_Aint lo = r * chunk;
+    return lo < count ? lo : count;
+}
+
+static void build_bcast_scatter_allgather(mp_sched *s, const mp_team *t, void *buf,
+                                          MPI_Aint count, mp_datatype *dt, int root)
+{
+    int n = t->size, rel = (t->rank - root + n) % n;
+    MPI_Aint chunk = (count + n - 1) / n;
+    /* scatter: rank rel owns pieces [rel, rel + subtree) and forwards the upper parts */
+    int mask = 1;
+    while (mask < n) {
+        if (rel & mask) {
+            int hi = rel + mask < n ? rel + mask : n;
+            MPI_Aint lo_e = piece_lo(rel, chunk, count), hi_e = piece_lo(hi, chunk, count);
+            mp_sched_recv(s, mp_elem(buf, lo_e, dt), hi_e - lo_e, dt,
+                          mp_team_peer(t, (rel - mask + root) % n));
+            mp_sched_fence(s);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (rel + mask < n) {
+            int c = rel + mask, hi = c + mask < n ? c + mask : n;
+            MPI_Aint lo_e = piece_lo(c, chunk, count), hi_e = piece_lo(hi, chunk, count);
+            mp_sched_send(s, mp_elem(buf, lo_e, dt), hi_e - lo_e, dt,
+                          mp_team_peer(t, (c + root) % n));
+        }
+    }
+    mp_sched_fence(s);
+    /* ring allgather of the pieces; member i holds the piece of relative rank i-root */
+    MPI_Aint *counts = mp_sched_alloc(s, 2 * (size_t)n * sizeof(MPI_Aint));
+    MPI_Aint *displs = counts + n;
+    for (int i = 0; i < n; i++) {
+        int r = (i - root + n) % n;
+        displs[i] = piece_lo(r, chunk, count);
+        counts[i] = piece_lo(r + 1, chunk, count) - displs[i];
+    }
+    mp_build_allgatherv_ring(s, t, buf, counts, displs, dt);
+}
+
+/* Flat broadcast over a team, choosing by size. */
+static void build_bcast_flat(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
+                             mp_datatype *dt, int root)
+{
+    if (mp_datatype_bytes(dt, count) >= SCATTER_ALLGATHER_MIN && count >= t->size && t->size > 2)
+        build_bcast_scatter_allgather(s, t, buf, count, dt, root);
+    else
+        mp_build_bcast_binomial(s, t, buf, count, dt, root);
+}
+
+static void build_bcast_two_stage(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count,
+                                  mp_datatype *dt, int root)
+{
+    mp_coll_state *cs = mp_coll_state_of(comm);
+    int root_node = mp_coll_node_of(comm, root);
+    /* stage 1: one rank per node, the root standing in for its node's leader */
+    int *heads = mp_sched_alloc(s, (size_t)cs->nnodes * sizeof(int));
+    int me_head = -1;
+    for (int i = 0; i < cs->nnodes; i++) {
+        heads[i] = i == root_node ? root : cs->leaders[i];
+        if (heads[i] == comm->rank)
+            me_head = i;
+    }
+    if (me_head >= 0) {
+        mp_team net = { cs->nnodes, me_head, heads };
+        build_bcast_flat(s, &net, buf, count, dt, root_node);
+    }
+    /* stage 2: inside each node from its head */
+    mp_team node = mp_team_node(comm);
+    int my_node = mp_coll_node_of(comm, comm->rank);
+    int head_pos = cs->pos_in_node[heads[my_node]];
+    build_bcast_flat(s, &node, buf, count, dt, head_pos);
+}
+
+static int build_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp_datatype *dt,
+                       int root)
+{
+    if (comm->is_inter)
+        return mp_build_inter_bcast(s, comm, buf, count, dt, root);
+    if (comm->size == 1 || count == 0 || dt->size == 0)
+        return MPI_SUCCESS;
+    mp_coll_args a = { mp_datatype_bytes(dt, count), count, 1 };
+    mp_team t = mp_team_all(comm);
+    switch (mp_coll_select(MP_COLL_BCAST, comm, &a)) {
+    case MP_BCAST_TWO_STAGE:
+        build_bcast_two_stage(s, comm, buf, count, dt, root);
+        break;
+    case MP_BCAST_SCATTER_ALLGATHER:
+        if (count >= comm->size) {
+            build_bcast_scatter_allgather(s, &t, buf, count, dt, root);
+            break;
+        }
+        /* fall through: fewer elements than ranks */
+    case MP_BCAST_BINOMIAL:
+        mp_build_bcast_binomial(s, &t, buf, count, dt, root);
+        break;
+    default:
+        build_bcast_linear(s, &t, buf, count, dt, root);
+        break;
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_ibcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm,
+              mp_request **req)
+{
+    mp_sched *s = mp_sched_new(comm);
+    if (req)
+        mp_sched_hold_dt(s, dt);
+    return mp_coll_finish(s, build_bcast(s, comm, buf, count, dt, root), req);
+}
+
+int mp_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm)
+{
+    return mp_ibcast(buf, count, dt, root, comm, NULL);
+}

@@ -1,0 +1,92 @@
+/* coll.h -- the collective layer's interface.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Collective operations on communicators.  Internal callers (the comm layer, MPI_Finalize)
+ * use these directly; the bindings check arguments and then call them.  All return MPI error
+ * codes and never invoke error handlers.
+ */
+#ifndef MP_COLL_H
+#define MP_COLL_H
+
+#include "core/core.h"
+#include "datatype/datatype.h"
+#include "pt2pt/pt2pt.h"
+
+int mp_barrier(mp_comm *comm);
+
+/* ---------------------------------------------------------------------------------------------
+ * Blocking collectives (added by the coll layer).  Buffers, counts and types follow the MPI
+ * standard; MPI_IN_PLACE is accepted wherever the standard allows it.  The caller (binding)
+ * has validated arguments; these only move data.
+ * ------------------------------------------------------------------------------------------- */
+int mp_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm);
+int mp_reduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+              int root, mp_comm *comm);
+int mp_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+                 mp_comm *comm);
+int mp_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                 MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm);
+int mp_allgatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                  const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt,
+                  mp_comm *comm);
+int mp_gather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+              MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm);
+int mp_gatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+               const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt, int root,
+               mp_comm *comm);
+int mp_scatter(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+               MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm);
+int mp_scatterv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *displs,
+                mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root,
+                mp_comm *comm);
+int mp_alltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm);
+int mp_alltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                 mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                 const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm);
+/* alltoallw: displacements in bytes, one type per peer */
+int mp_alltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                 mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
+                 const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm);
+int mp_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Aint *rcounts, mp_datatype *dt,
+                      MPI_Op op, mp_comm *comm);
+int mp_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Aint rcount, mp_datatype *dt,
+                            MPI_Op op, mp_comm *comm);
+int mp_scan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+            mp_comm *comm);
+int mp_exscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+              mp_comm *comm);
+
+/* ---------------------------------------------------------------------------------------------
+ * Reduction operations (op.c).  Predefined ops have MPICH's handle values; user ops live in
+ * a handle table.  mp_reduce_local computes inout[i] = in[i] op inout[i] -- the order matters
+ * for non-commutative user operations: `in` holds the operand of LOWER rank.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mp_op {
+    int handle;
+    void (*fn)(void *, void *, int *, MPI_Datatype *);              /* MPI_User_function */
+    void (*fn_c)(void *, void *, MPI_Count *, MPI_Datatype *);      /* MPI_User_function_c */
+    int commute;
+    atomic_int refs;
+} mp_op;
+
+int  mp_reduce_local(const void *in, void *inout, MPI_Aint count, mp_datatype *dt, MPI_Op op);
+/* MPI_SUCCESS if `op` is a valid operation defined for `dt`, else an error code (MPI_ERR_OP)
+ * whose message names func, the op and the type. */
+int  mp_op_check(const char *func, MPI_Op op, const mp_datatype *dt);
+int  mp_op_valid(MPI_Op op);               /* live handle (predefined or user) */
+int  mp_op_is_builtin(MPI_Op op);
+int  mp_op_commutative(MPI_Op op);         /* 1 for predefined and commutative user ops */
+int  mp_op_create(void *fn, int big_count, int commute, MPI_Op *out);
+int  mp_op_free(MPI_Op *op);               /* MPI_ERR_OP for predefined or invalid */
+void mp_op_retain(MPI_Op op);              /* pins a user op while a collective uses it */
+void mp_op_release(MPI_Op op);
+const char *mp_op_name(MPI_Op op);         /* "MPI_SUM", or "user op" */
+
+/* Frees the coll layer's per-communicator state (comm->coll_state); the core calls it when a
+ * communicator is destroyed. */
+void mp_coll_comm_free(mp_comm *comm);
+
+int  mp_coll_init(void);
+void mp_coll_finalize(void);
+
+#endif

@@ -1,0 +1,168 @@
+/* coll_impl.h -- private interface of the collective layer: schedules, teams, algorithms.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Every collective algorithm is written once, as a *builder* that appends steps to a
+ * schedule (mp_sched): send, receive, local reduce, local copy, and fences that separate
+ * phases.  The blocking collective builds the schedule and runs it to completion on the
+ * spot; the nonblocking one hands the same schedule to the progress engine (sched.c).  So an
+ * algorithm exists in exactly one place and both forms are tested by the same code.
+ *
+ * Algorithms run over a *team*: an ordered subset of the communicator's ranks (all of them,
+ * the ranks of one node, or the node leaders).  Node-aware algorithms are compositions of
+ * flat algorithms over these teams; they never need a new communicator or context id.
+ * Within one collective call every message carries the same tag (a per-communicator
+ * sequence number), and the traffic class MP_CTX_COLL keeps it away from user messages.
+ * Two messages between the same pair within one call are matched in posting order, which
+ * the point-to-point layer's non-overtaking rule guarantees.
+ */
+#ifndef MP_COLL_IMPL_H
+#define MP_COLL_IMPL_H
+
+#include "coll/coll.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Teams
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mp_team {
+    int size, rank;                   /* rank: my index in the team, -1 if not a member */
+    const int *map;                   /* team index -> communicator rank; NULL = identity */
+} mp_team;
+
+static inline int mp_team_peer(const mp_team *t, int i) { return t->map ? t->map[i] : i; }
+
+/* Per-communicator state of the coll layer (comm->coll_state), created on first use. */
+typedef struct mp_coll_state {
+    unsigned seq;                     /* collective calls so far: the tag of the next one */
+    int nnodes;                       /* nodes among the ranks (1 if no layout is known) */
+    int *node_ranks;                  /* ranks of my node, ascending */
+    int *leaders;                     /* node leaders in node order */
+    int *pos_in_node;                 /* rank -> index among the ranks of its node */
+    int *node_count;                  /* node -> number of ranks on it */
+    int blocked;                      /* every node is a run of consecutive ranks, nodes in
+                                         ascending order: node-aware reductions keep the
+                                         rank order, so non-commutative ops may use them */
+} mp_coll_state;
+
+mp_coll_state *mp_coll_state_of(mp_comm *comm);
+mp_team mp_team_all(mp_comm *comm);
+mp_team mp_team_node(mp_comm *comm);          /* the ranks on my node */
+mp_team mp_team_leaders(mp_comm *comm);       /* one rank per node; rank -1 if not a leader */
+/* Node-aware algorithms need more than one node and at least one node with several ranks. */
+int mp_coll_node_aware_useful(mp_comm *comm);
+int mp_coll_node_of(mp_comm *comm, int rank);  /* node index of a rank */
+
+/* ---------------------------------------------------------------------------------------------
+ * Schedules (sched.c)
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mp_sched mp_sched;
+
+mp_sched *mp_sched_new(mp_comm *comm);
+/* Data transfers of zero bytes are dropped: both sides know the size from the arguments. */
+void mp_sched_send(mp_sched *s, const void *buf, MPI_Aint count, mp_datatype *dt, int peer);
+void mp_sched_recv(mp_sched *s, void *buf, MPI_Aint count, mp_datatype *dt, int peer);
+/* Zero-byte synchronisation messages (barrier). */
+void mp_sched_ping(mp_sched *s, int peer);
+void mp_sched_pong(mp_sched *s, int peer);
+/* inout = in op inout (in holds the lower-ranked operand) */
+void mp_sched_reduce(mp_sched *s, const void *in, void *inout, MPI_Aint count, mp_datatype *dt,
+                     MPI_Op op);
+void mp_sched_copy(mp_sched *s, const void *src, MPI_Aint scount, mp_datatype *sdt, void *dst,
+                   MPI_Aint dcount, mp_datatype *ddt);
+/* Steps after a fence start only when every step before it has completed. */
+void mp_sched_fence(mp_sched *s);
+/* Scratch buffers owned by the schedule: room for count elements of dt, returned as the
+ * address to pass with (count, dt) -- i.e. already shifted by the type's lower bound. */
+void *mp_sched_tmp(mp_sched *s, MPI_Aint count, const mp_datatype *dt);
+void *mp_sched_alloc(mp_sched *s, size_t bytes);
+/* Keeps objects alive until the schedule ends (nonblocking calls). */
+void mp_sched_hold_dt(mp_sched *s, mp_datatype *dt);
+void mp_sched_hold_op(mp_sched *s, MPI_Op op);
+/* Runs to completion and frees the schedule; returns the first error. */
+int  mp_sched_run(mp_sched *s);
+/* Starts in the background: *out is a request of kind MP_REQ_COLL completed by progress. */
+int  mp_sched_start(mp_sched *s, mp_request **out);
+/* Discards a schedule that was built but not run. */
+void mp_sched_discard(mp_sched *s);
+int  mp_sched_init(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Selection (select.c)
+ * ------------------------------------------------------------------------------------------- */
+enum mp_coll_id {
+    MP_COLL_BARRIER, MP_COLL_BCAST, MP_COLL_REDUCE, MP_COLL_ALLREDUCE, MP_COLL_ALLGATHER,
+    MP_COLL_ALLGATHERV, MP_COLL_GATHER, MP_COLL_GATHERV, MP_COLL_SCATTER, MP_COLL_SCATTERV,
+    MP_COLL_ALLTOALL, MP_COLL_ALLTOALLV, MP_COLL_ALLTOALLW, MP_COLL_REDUCE_SCATTER,
+    MP_COLL_REDUCE_SCATTER_BLOCK, MP_COLL_SCAN, MP_COLL_EXSCAN, MP_COLL_NCOLL
+};
+
+/* What the selection rules look at. */
+typedef struct mp_coll_args {
+    size_t bytes;                     /* bytes per rank (the natural "message size") */
+    MPI_Aint count;                   /* elements (reductions) */
+    int commutative;
+} mp_coll_args;
+
+/* Returns the algorithm index for collective `coll` (enum values of each family below). */
+int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a);
+int mp_coll_select_init(void);        /* parses MEMPI_COLL_<NAME>; error names the variable */
+
+enum { MP_BARRIER_DISSEMINATION, MP_BARRIER_NODE };
+enum { MP_BCAST_BINOMIAL, MP_BCAST_SCATTER_ALLGATHER, MP_BCAST_TWO_STAGE, MP_BCAST_LINEAR };
+enum { MP_REDUCE_BINOMIAL, MP_REDUCE_LINEAR, MP_REDUCE_NODE };
+enum { MP_ALLREDUCE_RECURSIVE_DOUBLING, MP_ALLREDUCE_RABENSEIFNER, MP_ALLREDUCE_RING,
+       MP_ALLREDUCE_REDUCE_BCAST, MP_ALLREDUCE_BTREE4 };
+enum { MP_ALLGATHER_RING, MP_ALLGATHER_RECURSIVE_DOUBLING, MP_ALLGATHER_BRUCK,
+       MP_ALLGATHER_GATHER_BCAST, MP_ALLGATHER_BTREE4STAR };
+enum { MP_ALLGATHERV_RING, MP_ALLGATHERV_GATHERV_BCAST };
+enum { MP_GATHER_BINOMIAL, MP_GATHER_LINEAR };
+enum { MP_SCATTER_BINOMIAL, MP_SCATTER_LINEAR };
+enum { MP_ALLTOALL_PAIRWISE, MP_ALLTOALL_BRUCK, MP_ALLTOALL_LINEAR };
+enum { MP_ALLTOALLV_PAIRWISE, MP_ALLTOALLV_LINEAR };
+enum { MP_REDUCE_SCATTER_REDUCE_SCATTERV, MP_REDUCE_SCATTER_PAIRWISE };
+enum { MP_SCAN_RECURSIVE_DOUBLING, MP_SCAN_LINEAR };
+
+/* ---------------------------------------------------------------------------------------------
+ * Builders shared between families (team-relative ranks; root is a team index)
+ * ------------------------------------------------------------------------------------------- */
+void mp_build_bcast_binomial(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
+                             mp_datatype *dt, int root);
+/* Reduces `count` elements of every member into the root's `acc` (member buffers `acc`
+ * hold the contributions on entry and are clobbered).  Order-preserving for team order. */
+void mp_build_reduce_binomial(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
+                              mp_datatype *dt, MPI_Op op, int root);
+void mp_build_allreduce_rd(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
+                           mp_datatype *dt, MPI_Op op);
+/* Block i (rcounts[i] elements of dt at buf + displs[i]*extent) is initially only at
+ * member i; afterwards every member has all blocks. */
+void mp_build_allgatherv_ring(mp_sched *s, const mp_team *t, void *buf, const MPI_Aint *counts,
+                              const MPI_Aint *displs, mp_datatype *dt);
+/* Gathers blocks (counts[i] elements at displs[i]) to the team's root; the root's own block
+ * must already be in place. */
+void mp_build_gatherv_linear(mp_sched *s, const mp_team *t, void *buf, const MPI_Aint *counts,
+                             const MPI_Aint *displs, mp_datatype *dt, int root);
+
+/* Ends every collective entry point: run now (req == NULL) or start in the background. */
+static inline int mp_coll_finish(mp_sched *s, int err, mp_request **req)
+{
+    if (err != MPI_SUCCESS) {
+        mp_sched_discard(s);
+        return err;
+    }
+    return req ? mp_sched_start(s, req) : mp_sched_run(s);
+}
+
+static inline MPI_Aint mp_pof2_floor(MPI_Aint n)
+{
+    MPI_Aint p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+/* Address of element `i` of a buffer of dt (elements are `extent` apart). */
+static inline void *mp_elem(const void *buf, MPI_Aint i, const mp_datatype *dt)
+{
+    return (char *)buf + i * dt->extent;
+}
+
+#endif

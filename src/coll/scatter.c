@@ -1,0 +1,141 @@
+/* scatter.c -- MPI_Scatter(v) / MPI_Iscatter(v).  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Algorithms:
+ *   binomial  (scatter) the mirror image of the binomial gather: the root sends each child
+ *             its whole subtree's blocks in one message, each rank keeps its first block and
+ *             forwards the rest; log2 n steps.  A root other than rank 0 first rotates its
+ *             buffer into relative order in a scratch buffer.
+ *   linear    the root sends one message per rank (scatterv always).
+ * Intermediate ranks only know the receive type, so subtree buffers use it.
+ */
+#include "coll/coll_impl.h"
+
+static int lowbit(int x) { return x & -x; }
+
+static void build_scatter_binomial(mp_sched *s, mp_comm *comm, const void *sbuf,
+                                   MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                                   MPI_Aint rcount, mp_datatype *rdt, int root)
+{
+    int n = comm->size, me = comm->rank, rel = (me - root + n) % n;
+    int sub = rel == 0 ? n : (lowbit(rel) < n - rel ? lowbit(rel) : n - rel);
+    const void *acc;
+    MPI_Aint bc;
+    mp_datatype *dt;
+    if (rel == 0) {
+        bc = scount; dt = sdt;
+        if (root == 0) {
+            acc = sbuf;
+        } else {                      /* relative block i is the block of rank root+i */
+            void *tmp = mp_sched_tmp(s, n * scount, sdt);
+            int first = n - root;
+            mp_sched_copy(s, mp_elem(sbuf, root * scount, sdt), first * scount, sdt, tmp,
+                          first * scount, sdt);
+            mp_sched_copy(s, sbuf, root * scount, sdt, mp_elem(tmp, first * scount, sdt),
+                          root * scount, sdt);
+            acc = tmp;
+        }
+        if (rbuf != MPI_IN_PLACE)
+            mp_sched_copy(s, acc, scount, sdt, rbuf, rcount, rdt);
+    } else {
+        bc = rcount; dt = rdt;
+        void *tmp = sub > 1 ? mp_sched_tmp(s, sub * rcount, rdt) : rbuf;
+        mp_sched_recv(s, tmp, sub * rcount, rdt, (rel - lowbit(rel) + root) % n);
+        mp_sched_fence(s);
+        if (sub > 1)
+            mp_sched_copy(s, tmp, rcount, rdt, rbuf, rcount, rdt);
+        acc = tmp;
+    }
+    int top = rel == 0 ? (int)mp_pof2_floor(n) * 2 : lowbit(rel);
+    for (int m = 1; m < top && rel + m < n; m <<= 1) {
+        int c = rel + m, csub = m < n - c ? m : n - c;
+        mp_sched_send(s, mp_elem(acc, m * bc, dt), csub * bc, dt, (c + root) % n);
+    }
+    mp_sched_fence(s);
+}
+
+static int build_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                         mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
+                         int root)
+{
+    if (comm->is_inter)
+        return mp_build_inter_scatter(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
+    int n = comm->size, me = comm->rank;
+    size_t bytes = me == root ? mp_datatype_bytes(sdt, scount) : mp_datatype_bytes(rdt, rcount);
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    mp_coll_args a = { bytes, 0, 1 };
+    if (mp_coll_select(MP_COLL_SCATTER, comm, &a) == MP_SCATTER_BINOMIAL) {
+        build_scatter_binomial(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
+        return MPI_SUCCESS;
+    }
+    if (me == root) {
+        for (int i = 0; i < n; i++)
+            if (i != root)
+                mp_sched_send(s, mp_elem(sbuf, i * scount, sdt), scount, sdt, i);
+        if (rbuf != MPI_IN_PLACE)
+            mp_sched_copy(s, mp_elem(sbuf, me * scount, sdt), scount, sdt, rbuf, rcount, rdt);
+    } else {
+        mp_sched_recv(s, rbuf, rcount, rdt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+static int build_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf, const MPI_Aint *scounts,
+                          const MPI_Aint *displs, mp_datatype *sdt, void *rbuf, MPI_Aint rcount,
+                          mp_datatype *rdt, int root)
+{
+    if (comm->is_inter)
+        return mp_build_inter_scatterv(s, comm, sbuf, scounts, displs, sdt, rbuf, rcount, rdt,
+                                       root);
+    int me = comm->rank;
+    if (me == root) {
+        for (int i = 0; i < comm->size; i++)
+            if (i != root)
+                mp_sched_send(s, mp_elem(sbuf, displs[i], sdt), scounts[i], sdt, i);
+        if (rbuf != MPI_IN_PLACE)
+            mp_sched_copy(s, mp_elem(sbuf, displs[me], sdt), scounts[me], sdt, rbuf, rcount, rdt);
+    } else {
+        mp_sched_recv(s, rbuf, rcount, rdt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_iscatter(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm, mp_request **req)
+{
+    mp_sched *s = mp_sched_new(comm);
+    if (req) {
+        mp_sched_hold_dt(s, sdt);
+        mp_sched_hold_dt(s, rdt);
+    }
+    return mp_coll_finish(s, build_scatter(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root),
+                          req);
+}
+
+int mp_scatter(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+               MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm)
+{
+    return mp_iscatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, NULL);
+}
+
+int mp_iscatterv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *displs,
+                 mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root,
+                 mp_comm *comm, mp_request **req)
+{
+    mp_sched *s = mp_sched_new(comm);
+    if (req) {
+        mp_sched_hold_dt(s, sdt);
+        mp_sched_hold_dt(s, rdt);
+    }
+    return mp_coll_finish(s, build_scatterv(s, comm, sbuf, scounts, displs, sdt, rbuf, rcount,
+                                            rdt, root), req);
+}
+
+int mp_scatterv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *displs,
+                mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root,
+                mp_comm *comm)
+{
+    return mp_iscatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, NULL);
+}

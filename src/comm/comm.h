@@ -1,0 +1,207 @@
+/* comm.h -- the comm layer's interface: groups, communicators, topologies, attributes,
+ * error handlers and info.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * The plain structs (mp_comm, mp_group) live in core/core.h because every layer reads them;
+ * this layer implements what creates, changes and destroys them.
+ */
+#ifndef MP_COMM_H
+#define MP_COMM_H
+
+#include "core/core.h"
+#include "pt2pt/pt2pt.h"
+
+/* Called by MPI_Init after the core and pt2pt are up, and by MPI_Finalize. */
+int  mp_comm_layer_init(void);
+/* MPI_Finalize calls this FIRST (while communication still works): it runs the attribute
+ * delete callbacks of MPI_COMM_SELF (newest first, as the standard requires), then those of
+ * MPI_COMM_WORLD, and frees the layer's tables. */
+void mp_comm_layer_finalize(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Groups (group.c).  A group is an ordered list of world ranks.  Objects created here start
+ * with one reference and no handle; mp_group_publish() gives them a user-visible handle.
+ * mp_group_get() (core) resolves handles, including MPI_GROUP_EMPTY.
+ * ------------------------------------------------------------------------------------------- */
+mp_group *mp_group_create(int size, int *world);  /* takes ownership of world (malloc'd) */
+mp_group *mp_group_copy_of(int size, const int *world);
+int       mp_group_publish(mp_group *g);          /* assigns (once) and returns a handle */
+void      mp_group_retain(mp_group *g);           /* no-op for MPI_GROUP_EMPTY */
+void      mp_group_release(mp_group *g);          /* core (object.c): frees at zero */
+int       mp_group_rank_of_world(const mp_group *g, int world_rank); /* or MPI_UNDEFINED */
+/* world rank -> group rank (MPI_UNDEFINED if absent), mp_world.size entries, malloc'd */
+int      *mp_group_world_map(const mp_group *g);
+mp_group *mp_comm_local_group(mp_comm *comm);     /* comm->group, built on first use */
+mp_group *mp_comm_remote_group(mp_comm *comm);    /* comm->remote_group, built on first use */
+
+/* ---------------------------------------------------------------------------------------------
+ * Context ids (context.c).  Every communicator created after MPI_Init gets an even id
+ * c >= 4 and uses wire contexts c (point-to-point) and c+1 (collectives).  A bitmask of
+ * MP_CTX_IDS ids is agreed among the participants with a bitwise-AND reduction.
+ * ------------------------------------------------------------------------------------------- */
+#define MP_CTX_IDS 32768                          /* ids 0..MP_CTX_IDS-1 -> ctx = 2*id */
+/* Agreement among the ranks `ranks[0..n-1]` of `parent` (this process is ranks[me]); the
+ * messages travel on parent's collective context with tag `tag`.  With extra_mask != NULL the
+ * result is also restricted to ids free in that mask (intercommunicators).  Allocates `count`
+ * ids (1 or 2) into ctx_out[].  Returns an MPI error code. */
+int  mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag,
+                  int count, int *ctx_out);
+/* Same; with claim == 0 this process takes part but does not reserve the ids (it will not be
+ * a member: MPI_Comm_split with MPI_UNDEFINED, MPI_Comm_create outside the group). */
+int  mp_ctx_agree_ex(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
+                     int claim, int *ctx_out);
+void mp_ctx_init(void);
+void mp_ctx_release(int ctx);
+int  mp_ctx_live(void);                            /* number of ids in use (for tests) */
+/* The steps of one agreement round, for protocols that combine masks differently
+ * (intercommunicators): words has MP_CTX_WORDS entries. */
+#define MP_CTX_WORDS (MP_CTX_IDS / 32 + 1)
+int  mp_ctx_contribute(uint32_t *words);          /* returns "took the mask" */
+void mp_ctx_pick(const uint32_t *words, int count, int *ids);   /* ids[0] < 0: retry/none */
+void mp_ctx_finish(int took, const int *ids, int count, int claim);
+void mp_ctx_backoff(void);
+int  mp_ctx_exhausted_error(void);
+
+/* Internal collectives over ranks[0..n-1] of an intracommunicator (xfer.c). */
+int  mp_xfer_reduce_and(mp_comm *c, const int *ranks, int n, int me, int tag, uint32_t *words,
+                        int nwords);
+int  mp_xfer_bcast(mp_comm *c, const int *ranks, int n, int me, int tag, void *buf,
+                   size_t bytes);
+int  mp_xfer_allgather(mp_comm *c, const int *ranks, int n, int me, int tag, const void *item,
+                       size_t item_bytes, void *all);
+int  mp_xfer_exchange(mp_comm *c, int peer, int tag, int ctx_offset, const void *sbuf,
+                      void *rbuf, size_t bytes);
+int *mp_xfer_all_ranks(int n);
+
+/* ---------------------------------------------------------------------------------------------
+ * Communicators (comm.c, intercomm.c)
+ * ------------------------------------------------------------------------------------------- */
+/* Internal tags used by the comm layer on a communicator's collective context.  They stay
+ * above 1<<28 so they never collide with the collective layer's tags. */
+#define MP_TAG_COMM_BASE  (1 << 28)
+enum {
+    MP_TAG_CTX_REDUCE = MP_TAG_COMM_BASE, MP_TAG_CTX_BCAST, MP_TAG_SPLIT, MP_TAG_INTER,
+    MP_TAG_MERGE, MP_TAG_GROUP_CREATE = MP_TAG_COMM_BASE + 0x10000  /* + (user tag & 0xffff) */
+};
+
+/* Builds a new communicator over `world` (takes ownership) inheriting parent's error handler,
+ * with context ctx; publishes a handle. */
+mp_comm *mp_comm_build(mp_comm *parent, int ctx, int size, int rank, int *world);
+int  mp_comm_dup_internal(mp_comm *comm, mp_comm **out);   /* no attribute copy, no info */
+/* Collective over comm: new communicator of the members with color == color (MPI_UNDEFINED:
+ * *out = NULL), ordered by (key, old rank). */
+int  mp_comm_split_internal(mp_comm *comm, int color, int key, mp_comm **out);
+/* Runs delete callbacks, drops the handle and the reference. */
+int  mp_comm_free_internal(mp_comm *comm);
+int  mp_comm_create_internal(mp_comm *comm, mp_group *g, mp_comm **out);
+int  mp_comm_create_group_internal(mp_comm *comm, mp_group *g, int tag, mp_comm **out);
+int  mp_comm_compare_internal(mp_comm *a, mp_comm *b);   /* MPI_IDENT ... MPI_UNEQUAL */
+int  mp_intercomm_dup(mp_comm *inter, mp_comm **out);
+void mp_intercomm_set_local(mp_comm *inter, mp_comm *local);
+/* The hidden intracommunicator of an intercommunicator's local group (collectives and merge
+ * use it); NULL for intracommunicators. */
+mp_comm *mp_intercomm_local(mp_comm *inter);
+int  mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
+                         int tag, mp_comm **out);
+int  mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Topologies (topo.c): comm->topo
+ * ------------------------------------------------------------------------------------------- */
+struct mp_topo {
+    int kind;                         /* MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH */
+    /* cartesian */
+    int ndims;
+    int *dims, *periods;
+    /* graph: nnodes, index[nnodes], edges[index[nnodes-1]] */
+    int nnodes, nedges;
+    int *index, *edges;
+    /* distributed graph: this process's in/out neighbours and weights */
+    int indeg, outdeg, weighted;
+    int *in, *inw, *out, *outw;
+};
+void mp_topo_free(mp_topo *t);
+mp_topo *mp_topo_copy(const mp_topo *t);
+/* Neighbour lists for neighbourhood collectives, in the standard's order (cartesian: for each
+ * dimension -1 then +1, MPI_PROC_NULL at open edges).  The arrays are malloc'd and the caller
+ * frees them.  MPI_ERR_TOPOLOGY if comm has no topology. */
+int  mp_topo_neighbors(mp_comm *comm, int *indeg, int **in, int *outdeg, int **out);
+int  mp_cart_rank_of(const mp_topo *t, const int *coords, int *rank);  /* periodic wrap */
+void mp_cart_coords_of(const mp_topo *t, int rank, int *coords);
+int  mp_cart_shift_of(const mp_topo *t, int rank, int d, int disp, int *src, int *dst);
+
+/* ---------------------------------------------------------------------------------------------
+ * Attributes (attr.c).  Keyvals are typed by the object kind they attach to (MP_OBJ_COMM,
+ * MP_OBJ_DATATYPE, MP_OBJ_WIN).  Lists are newest first.
+ * ------------------------------------------------------------------------------------------- */
+struct mp_attr {
+    struct mp_attr *next;
+    int keyval;
+    void *value;
+};
+typedef int (mp_attr_copy_fn)(int obj, int keyval, void *extra, void *in, void *out, int *flag);
+typedef int (mp_attr_delete_fn)(int obj, int keyval, void *value, void *extra);
+/* Creates a keyval for objects of kind objtype. */
+int  mp_keyval_create(int objtype, mp_attr_copy_fn *copy, mp_attr_delete_fn *del, void *extra,
+                      int *keyval);
+/* MPI_ERR_KEYVAL unless keyval is a live keyval for objtype (predefined ones: 0 = none). */
+int  mp_keyval_check(int objtype, int keyval, int allow_predefined);
+int  mp_keyval_free(int objtype, int *keyval);
+int  mp_keyval_is_predefined(int keyval);         /* MPI_TAG_UB, MPI_WIN_BASE, ... */
+int  mp_keyval_live(void);                        /* live keyvals (leak tests) */
+/* Values of the predefined communicator attributes (binding/attr.c): sets *value to a
+ * pointer to static storage and *flag. */
+int  mp_attr_predefined(int keyval, void **value, int *flag);
+#ifndef MP_TAG_UB
+#define MP_TAG_UB 0x7fffffff                       /* largest user tag: MPI_TAG_UB */
+#endif
+/* Sets/gets/deletes one attribute; the callbacks get `handle` as the object.  Return MPI
+ * error codes (a callback's own return code passes through). */
+int  mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, void *value);
+int  mp_attr_get(int objtype, mp_attr *list, int keyval, void **value, int *flag);
+int  mp_attr_delete(int objtype, int handle, mp_attr **list, int keyval);
+/* Object duplication: runs the copy callbacks of src's attributes and builds *dst.  On error
+ * *dst is left empty (attributes copied so far are deleted). */
+int  mp_attr_copy_all(int objtype, int old_handle, int new_handle, mp_attr *src, mp_attr **dst);
+/* Object destruction: runs every delete callback (newest first) and empties the list; stops
+ * at, and returns, the first callback error (the remaining attributes stay). */
+int  mp_attr_delete_all(int objtype, int handle, mp_attr **list);
+
+/* ---------------------------------------------------------------------------------------------
+ * Error handlers (errhandler.c).  User handlers are objects of MP_OBJ_ERRHANDLER; the
+ * predefined ones are builtin handles.  comm->errhandler holds a handle and one reference.
+ * ------------------------------------------------------------------------------------------- */
+enum { MP_EH_COMM = 1, MP_EH_WIN, MP_EH_FILE, MP_EH_SESSION };
+typedef void (mp_errhandler_fn)(void *obj_handle, int *code, ...);
+int  mp_errhandler_create(int kind, mp_errhandler_fn *fn, MPI_Errhandler *out);
+/* MPI_SUCCESS if h is a predefined handler or a live user handler of kind `kind`. */
+int  mp_errhandler_check(MPI_Errhandler h, int kind);
+void mp_errhandler_retain(MPI_Errhandler h);      /* no-op for predefined handlers */
+void mp_errhandler_release(MPI_Errhandler h);
+/* Calls handler h for an object (MPI_Comm_call_errhandler and friends); obj_handle points to
+ * the object's handle.  Predefined handlers: ERRORS_RETURN returns, the others abort. */
+int  mp_errhandler_call(MPI_Errhandler h, void *obj_handle, int code);
+void mp_errhandler_layer_init(void);              /* installs the core's hook */
+int  mp_errhandler_live(void);                    /* live user handlers (leak tests) */
+
+/* ---------------------------------------------------------------------------------------------
+ * Info (info.c).  An info object is an ordered list of (key, value) strings.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mp_info mp_info;
+mp_info    *mp_info_get(MPI_Info h);              /* also MPI_INFO_ENV; NULL if bad/NULL */
+const char *mp_info_value(MPI_Info h, const char *key);  /* NULL if absent or h is NULL */
+int         mp_info_dup_handle(MPI_Info h, MPI_Info *out);  /* MPI_INFO_NULL stays NULL */
+void        mp_info_free_handle(MPI_Info h);      /* no-op for MPI_INFO_NULL / ENV */
+mp_info    *mp_info_alloc(void);
+int         mp_info_publish(mp_info *info);       /* assigns a handle (0 if the table is full) */
+void        mp_info_destroy(mp_info *info);       /* drops the handle too */
+int         mp_info_find(const mp_info *info, const char *key);  /* index or -1 */
+void        mp_info_put(mp_info *info, const char *key, const char *value);
+int         mp_info_remove(mp_info *info, const char *key);      /* 1 if it was there */
+int         mp_info_count(const mp_info *info);
+const char *mp_info_key(const mp_info *info, int n);
+const char *mp_info_val(const mp_info *info, int n);
+mp_info    *mp_info_clone(const mp_info *info);
+int         mp_info_is_env(const mp_info *info);
+int         mp_info_live(void);                   /* live user info objects (leak tests) */
+
+#endif

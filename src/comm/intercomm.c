@@ -1,0 +1,236 @@
+/* intercomm.c -- intercommunicators: create, dup, merge.  MemPI, BSD-3-Clause (see LICENSE). */
+/*
+ * An intercommunicator has one context id used in both directions, so the id must be free in
+ * both groups.  Each group ANDs its masks to its leader over an intracommunicator of the
+ * local group ("local"), the two leaders swap their group's mask over a bridge (the peer
+ * communicator for MPI_Intercomm_create, the intercommunicator itself for dup and merge),
+ * both compute the same choice from the same two masks, swap their verdicts so both retry
+ * or fail together, and broadcast the result in their group.  The round structure and the
+ * "held mask" rule are those of context.c.
+ *
+ * Each intercommunicator also gets a hidden intracommunicator over its local group (its own
+ * context id, free in the local group only), which later dup and merge operations and the
+ * collective layer use for local steps (mp_intercomm_local).
+ *
+ * Leaders also exchange the world ranks of their groups, and for merge the "high" flags.
+ * The merged group puts the low group first; with equal flags the group whose leader has the
+ * smaller world rank goes first, so both sides agree.
+ */
+#include "comm/comm.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { V_OK = 0, V_RETRY = 1, V_FAIL = 2 };
+
+typedef struct bridge {
+    mp_comm *comm;                    /* communicator reaching the other leader */
+    int peer, tag, offset;            /* the other leader's rank in it, tag, ctx offset */
+} bridge;
+
+/* `local` ranks with the leader moved to index 0; *me = this process's index. */
+static int *leader_first(mp_comm *local, int leader, int *me)
+{
+    int n = local->size, k = 1;
+    int *ranks = mp_malloc(sizeof(int) * (size_t)n);
+    ranks[0] = leader;
+    for (int r = 0; r < n; r++)
+        if (r != leader)
+            ranks[k++] = r;
+    for (int i = 0; i < n; i++)
+        if (ranks[i] == local->rank)
+            *me = i;
+    return ranks;
+}
+
+/* Agrees on an id free in both groups (ctx[0]) and, if want_local, an id free in the local
+ * group (ctx[1]) for the hidden local communicator. */
+static int inter_agree(mp_comm *local, const int *ranks, int me, const bridge *b,
+                       int want_local, int *ctx)
+{
+    uint32_t *mine = mp_malloc(sizeof(uint32_t) * MP_CTX_WORDS);
+    uint32_t *theirs = mp_malloc(sizeof(uint32_t) * MP_CTX_WORDS);
+    int err = MPI_SUCCESS;
+    for (;;) {
+        int res[3] = { -1, -1, V_RETRY };   /* inter id, local id, verdict */
+        int took = mp_ctx_contribute(mine);
+        err = mp_xfer_reduce_and(local, ranks, local->size, me, MP_TAG_INTER, mine,
+                                 MP_CTX_WORDS);
+        if (!err && me == 0) {
+            err = mp_xfer_exchange(b->comm, b->peer, b->tag, b->offset, mine, theirs,
+                                   sizeof(uint32_t) * MP_CTX_WORDS);
+            int verdict = V_OK, ids[1];
+            for (int i = 0; i < MP_CTX_WORDS; i++)
+                theirs[i] &= mine[i];
+            mp_ctx_pick(theirs, 1, ids);
+            if (ids[0] == -1)
+                verdict = V_RETRY;
+            else if (ids[0] < 0)
+                verdict = V_FAIL;
+            res[0] = ids[0];
+            if (verdict == V_OK && want_local) {
+                mine[ids[0] / 32] &= ~(1u << (ids[0] % 32));
+                mp_ctx_pick(mine, 1, ids);
+                res[1] = ids[0];
+                if (ids[0] < 0)
+                    verdict = ids[0] == -1 ? V_RETRY : V_FAIL;
+            }
+            int other = V_OK;
+            if (!err)
+                err = mp_xfer_exchange(b->comm, b->peer, b->tag, b->offset, &verdict, &other,
+                                       sizeof(int));
+            res[2] = verdict > other ? verdict : other;
+        }
+        if (!err)
+            err = mp_xfer_bcast(local, ranks, local->size, me, MP_TAG_INTER, res, sizeof res);
+        int ok = !err && res[2] == V_OK;
+        mp_ctx_finish(took, res, want_local ? 2 : 1, ok);
+        if (err)
+            break;
+        if (res[2] == V_RETRY) {
+            mp_ctx_backoff();
+            continue;
+        }
+        if (res[2] == V_FAIL)
+            err = mp_ctx_exhausted_error();
+        else {
+            ctx[0] = 2 * res[0];
+            ctx[1] = 2 * res[1];
+        }
+        break;
+    }
+    free(mine);
+    free(theirs);
+    return err;
+}
+
+/* Leaders swap an int array; then every member of the local group receives it. */
+static int inter_swap(mp_comm *local, const int *ranks, int me, const bridge *b,
+                      const int *send, int nsend, int **recv, int *nrecv)
+{
+    int err = MPI_SUCCESS, n = 0;
+    if (me == 0)
+        err = mp_xfer_exchange(b->comm, b->peer, b->tag, b->offset, &nsend, &n, sizeof(int));
+    if (!err)
+        err = mp_xfer_bcast(local, ranks, local->size, me, MP_TAG_INTER, &n, sizeof n);
+    if (err)
+        return err;
+    int *buf = mp_malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (me == 0) {
+        mp_datatype *bytes = mp_datatype_get(MPI_BYTE);
+        err = mp_sendrecv(send, (MPI_Aint)(sizeof(int) * (size_t)nsend), bytes, b->peer, b->tag,
+                          buf, (MPI_Aint)(sizeof(int) * (size_t)n), bytes, b->peer, b->tag,
+                          b->comm, b->offset, MPI_STATUS_IGNORE);
+    }
+    if (!err)
+        err = mp_xfer_bcast(local, ranks, local->size, me, MP_TAG_INTER, buf,
+                            sizeof(int) * (size_t)n);
+    if (err) {
+        free(buf);
+        return err;
+    }
+    *recv = buf;
+    *nrecv = n;
+    return MPI_SUCCESS;
+}
+
+static int *copy_ints(const int *src, int n)
+{
+    int *dst = mp_malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (n)
+        memcpy(dst, src, sizeof(int) * (size_t)n);
+    return dst;
+}
+
+/* Builds the intercommunicator and its hidden local communicator. */
+static mp_comm *inter_build(mp_comm *parent, mp_comm *local, const int *ctx, int *remote,
+                            int nremote)
+{
+    mp_comm *lc = mp_comm_new(ctx[1], local->size, local->rank,
+                              copy_ints(local->world, local->size));
+    mp_comm *ic = mp_comm_build(parent, ctx[0], local->size, local->rank,
+                                copy_ints(local->world, local->size));
+    ic->is_inter = 1;
+    ic->remote_size = nremote;
+    ic->remote_group = mp_group_create(nremote, remote);
+    ic->remote_world = ic->remote_group->world;
+    mp_intercomm_set_local(ic, lc);
+    return ic;
+}
+
+static int inter_finish(mp_comm *parent, mp_comm *local, const int *ranks, int me,
+                        const bridge *b, mp_comm **out)
+{
+    int ctx[2], *remote = NULL, nremote = 0, err;
+    if ((err = inter_agree(local, ranks, me, b, 1, ctx)))
+        return err;
+    if ((err = inter_swap(local, ranks, me, b, local->world, local->size, &remote, &nremote))) {
+        mp_ctx_release(ctx[0]);
+        mp_ctx_release(ctx[1]);
+        return err;
+    }
+    *out = inter_build(parent, local, ctx, remote, nremote);
+    if (!(*out)->handle) {
+        mp_comm_free_internal(*out);
+        *out = NULL;
+        return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
+                        int tag, mp_comm **out)
+{
+    int me = 0;
+    int *ranks = leader_first(local, local_leader, &me);
+    bridge b = { peer, remote_leader, tag, MP_CTX_PT2PT };
+    int err = inter_finish(local, local, ranks, me, &b, out);
+    free(ranks);
+    return err;
+}
+
+int mp_intercomm_dup(mp_comm *inter, mp_comm **out)
+{
+    mp_comm *local = mp_intercomm_local(inter);
+    if (!local)
+        return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
+    int me = 0;
+    int *ranks = leader_first(local, 0, &me);
+    bridge b = { inter, 0, MP_TAG_INTER, MP_CTX_COLL };
+    int err = inter_finish(inter, local, ranks, me, &b, out);
+    free(ranks);
+    return err;
+}
+
+int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
+{
+    mp_comm *local = mp_intercomm_local(inter);
+    if (!local)
+        return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
+    int me = 0, err, ctx[2];
+    int *ranks = leader_first(local, 0, &me);
+    bridge b = { inter, 0, MP_TAG_MERGE, MP_CTX_COLL };
+    int info[2] = { high ? 1 : 0, local->world[0] }, *rinfo = NULL, n = 0;
+    err = inter_swap(local, ranks, me, &b, info, 2, &rinfo, &n);
+    if (!err)
+        err = inter_agree(local, ranks, me, &b, 0, ctx);
+    free(ranks);
+    if (err) {
+        free(rinfo);
+        return err;
+    }
+    int local_first = info[0] != rinfo[0] ? info[0] < rinfo[0] : info[1] < rinfo[1];
+    free(rinfo);
+    int size = inter->size + inter->remote_size;
+    int *world = mp_malloc(sizeof(int) * (size_t)size);
+    int off_local = local_first ? 0 : inter->remote_size;
+    int off_remote = local_first ? inter->size : 0;
+    memcpy(world + off_local, inter->world, sizeof(int) * (size_t)inter->size);
+    memcpy(world + off_remote, inter->remote_world, sizeof(int) * (size_t)inter->remote_size);
+    *out = mp_comm_build(inter, ctx[0], size, off_local + inter->rank, world);
+    if (!(*out)->handle) {
+        mp_comm_free_internal(*out);
+        *out = NULL;
+        return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
+    }
+    return MPI_SUCCESS;
+}

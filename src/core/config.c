@@ -1,0 +1,173 @@
+/* config.c -- MEMPI_* variables: the one list, strict parsing.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Every variable MemPI reads is declared in mp_config_vars with its default and one line of
+ * meaning; mempi-info prints that table, so documentation and code cannot drift apart.  Values
+ * come from the environment, which is outside input: every parser here rejects trailing junk,
+ * overflow and out-of-range values, and the error names the variable and the value.
+ */
+#include "core/core.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+mp_config mp_cfg;
+
+const mp_config_var mp_config_vars[] = {
+    { "MEMPI_EAGER_MAX",  "16384",
+      "largest message (bytes) sent eagerly through the shared-memory queues; larger ones use rendezvous" },
+    { "MEMPI_SHM_CELLS",  "64",
+      "cells (128 bytes each) in every sender->receiver queue of the node segment" },
+    { "MEMPI_SHM_CHUNK",  "16384",
+      "bytes per pool chunk; a message fragment carries at most this much data" },
+    { "MEMPI_SHM_CHUNKS", "64",
+      "pool chunks owned by each rank for eager data and pipelined copies" },
+    { "MEMPI_CMA",        "auto",
+      "single copy between processes with process_vm_readv/writev: auto|0|1 (auto probes at start)" },
+    { "MEMPI_SENDREQ",    "1",
+      "receivers send requests for sending so the sender writes into the posted buffer (papers' SR); 0 = NSR" },
+    { "MEMPI_WAIT",       "auto",
+      "waiting policy of blocking calls: auto|spin|yield|sleep (auto: yield when ranks outnumber cores)" },
+    { "MEMPI_SPIN",       "4000",
+      "polls of the progress engine before a blocking call starts yielding the core" },
+    { "MEMPI_STATS",      "0",
+      "print communication statistics at MPI_Finalize: 0 off, 1 job totals, 2 also per rank" },
+    { "MEMPI_VERBOSE",    "0",
+      "print start-up decisions (transports, single copy, waiting policy) to stderr: 0|1" },
+    { "MEMPI_NODE_SIZE",  "0",
+      "simulate nodes of this many consecutive ranks for node-aware algorithms (0 = real nodes)" },
+};
+const int mp_config_nvars = (int)(sizeof mp_config_vars / sizeof mp_config_vars[0]);
+
+const char *mp_config_current(const char *name)
+{
+    const char *v = getenv(name);
+    if (v != NULL)
+        return v;
+    for (int i = 0; i < mp_config_nvars; i++)
+        if (strcmp(mp_config_vars[i].name, name) == 0)
+            return mp_config_vars[i].defval;
+    return NULL;
+}
+
+int mp_parse_int(const char *s, long lo, long hi, long *out)
+{
+    if (s == NULL || *s == '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || end == s || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int mp_parse_size(const char *s, size_t *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s)
+        return -1;
+    unsigned shift = 0;
+    if (*end != '\0') {
+        switch (*end) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: return -1;
+        }
+        end++;
+        if (*end == 'i' || *end == 'I')   /* accept KiB-style "64Ki" and "64KiB" */
+            end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+        if (*end != '\0')
+            return -1;
+    }
+    if (shift && v > (ULLONG_MAX >> shift))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+int mp_parse_choice(const char *s, const char *const *choices, int *out)
+{
+    if (s == NULL)
+        return -1;
+    for (int i = 0; choices[i] != NULL; i++)
+        if (strcasecmp(s, choices[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return -1;
+}
+
+static int bad_value(const char *name, const char *value, const char *expect)
+{
+    return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for %s (expected %s)",
+                         value, name, expect);
+}
+
+static int load_size(const char *name, size_t lo, size_t hi, size_t *out)
+{
+    const char *v = mp_config_current(name);
+    size_t n;
+    if (mp_parse_size(v, &n) != 0 || n < lo || n > hi)
+        return bad_value(name, v, "a size in bytes such as 4096, 64k or 1M, within range");
+    *out = n;
+    return MPI_SUCCESS;
+}
+
+static int load_int(const char *name, long lo, long hi, int *out)
+{
+    const char *v = mp_config_current(name);
+    long n;
+    if (mp_parse_int(v, lo, hi, &n) != 0) {
+        char expect[96];
+        snprintf(expect, sizeof expect, "an integer from %ld to %ld", lo, hi);
+        return bad_value(name, v, expect);
+    }
+    *out = (int)n;
+    return MPI_SUCCESS;
+}
+
+static int load_choice(const char *name, const char *const *choices, const char *expect, int *out)
+{
+    const char *v = mp_config_current(name);
+    if (mp_parse_choice(v, choices, out) != 0)
+        return bad_value(name, v, expect);
+    return MPI_SUCCESS;
+}
+
+int mp_config_load(void)
+{
+    static const char *const cma_choices[]  = { "auto", "0", "1", NULL };
+    static const char *const wait_choices[] = { "auto", "spin", "yield", "sleep", NULL };
+    int err, cma, spin;
+    if ((err = load_size("MEMPI_EAGER_MAX", 0, (size_t)1 << 30, &mp_cfg.eager_max)) ||
+        (err = load_size("MEMPI_SHM_CELLS", 4, 65536, &mp_cfg.shm_cells)) ||
+        (err = load_size("MEMPI_SHM_CHUNK", 1024, (size_t)16 << 20, &mp_cfg.shm_chunk)) ||
+        (err = load_size("MEMPI_SHM_CHUNKS", 4, 65536, &mp_cfg.shm_chunks)) ||
+        (err = load_choice("MEMPI_CMA", cma_choices, "auto, 0 or 1", &cma)) ||
+        (err = load_int("MEMPI_SENDREQ", 0, 1, &mp_cfg.sendreq)) ||
+        (err = load_choice("MEMPI_WAIT", wait_choices, "auto, spin, yield or sleep",
+                           &mp_cfg.wait_policy)) ||
+        (err = load_int("MEMPI_SPIN", 0, 100000000, &spin)) ||
+        (err = load_int("MEMPI_STATS", 0, 2, &mp_cfg.stats)) ||
+        (err = load_int("MEMPI_VERBOSE", 0, 1, &mp_cfg.verbose)) ||
+        (err = load_int("MEMPI_NODE_SIZE", 0, 1 << 20, &mp_cfg.node_size)))
+        return err;
+    mp_cfg.cma = cma == 0 ? -1 : cma - 1;
+    mp_cfg.spin_count = (unsigned)spin;
+    /* Cells carry the chunk index in 32 bits and the ring index wraps by masking. */
+    if (mp_cfg.shm_cells & (mp_cfg.shm_cells - 1))
+        return bad_value("MEMPI_SHM_CELLS", mp_config_current("MEMPI_SHM_CELLS"),
+                         "a power of two from 4 to 65536");
+    mp_cfg.shm_chunk = (mp_cfg.shm_chunk + 63) & ~(size_t)63;
+    return MPI_SUCCESS;
+}

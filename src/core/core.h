@@ -1,0 +1,315 @@
+/* core.h -- the core layer's interface: objects, requests, progress, errors, configuration.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Everything above the core (datatype, transport, pt2pt, comm, coll, binding) includes this
+ * header.  It defines the plain structs that every layer shares -- communicators, requests,
+ * processes -- and the services the core offers: handle tables, error reporting through a
+ * communicator's error handler, the progress engine with its waiting policy, MEMPI_* variables,
+ * statistics and the PMI client.
+ *
+ * Internal names use the prefix mp_.  Handles follow MPICH's integer layout (bits 31-30 kind,
+ * 29-26 object type, the rest an index): predefined objects are "builtin" kind with MPICH's exact
+ * values, objects created at run time use the "indirect" kind with an index into a handle table.
+ */
+#ifndef MP_CORE_H
+#define MP_CORE_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <pthread.h>
+#include "core/pmi.h"
+
+#define MP_CACHELINE 64
+#define MP_TAG_UB    0x7fffffff  /* largest tag; value of the MPI_TAG_UB attribute */
+#define MP_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define MP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---------------------------------------------------------------------------------------------
+ * Handles
+ * ------------------------------------------------------------------------------------------- */
+enum mp_objtype {                     /* MPICH's object type numbers (bits 29-26) */
+    MP_OBJ_COMM = 1, MP_OBJ_GROUP = 2, MP_OBJ_DATATYPE = 3, MP_OBJ_FILE = 4,
+    MP_OBJ_ERRHANDLER = 5, MP_OBJ_OP = 6, MP_OBJ_INFO = 7, MP_OBJ_WIN = 8,
+    MP_OBJ_KEYVAL = 9, MP_OBJ_ATTR = 10, MP_OBJ_REQUEST = 11
+};
+#define MP_HANDLE_KIND(h)    (((unsigned)(h)) >> 30)
+#define MP_HANDLE_TYPE(h)    ((((unsigned)(h)) >> 26) & 0xf)
+#define MP_HANDLE_INDEX(h)   (((unsigned)(h)) & 0x03ffffff)
+#define MP_KIND_BUILTIN  1u
+#define MP_KIND_DIRECT   2u
+#define MP_KIND_DYNAMIC  3u           /* MPICH calls this kind "indirect" */
+#define MP_MAKE_HANDLE(type, index) \
+    ((int)((MP_KIND_DYNAMIC << 30) | ((unsigned)(type) << 26) | (unsigned)(index)))
+
+/* A handle table maps the index of a run-time handle to its object.  Storage is chunked so a
+ * pointer to a slot never moves (lookups need no lock); allocation and release take a short
+ * spin lock so MPI_THREAD_MULTIPLE callers may create objects concurrently. */
+#define MP_TABLE_CHUNK  1024
+#define MP_TABLE_CHUNKS 4096
+typedef struct mp_table {
+    void **chunks[MP_TABLE_CHUNKS];
+    int   *free_list;                 /* stack of released indices */
+    int    free_count, free_cap;
+    int    next_index;                /* indices below this have been handed out once */
+    int    type;                      /* enum mp_objtype */
+    atomic_flag lock;
+} mp_table;
+
+int   mp_table_insert(mp_table *t, void *obj);            /* returns handle, or 0 when full */
+void *mp_table_lookup(const mp_table *t, int handle);     /* NULL if not a live handle of t */
+void  mp_table_remove(mp_table *t, int handle);
+int   mp_table_live(const mp_table *t);                   /* number of live objects */
+
+/* ---------------------------------------------------------------------------------------------
+ * Processes and communicators
+ * ------------------------------------------------------------------------------------------- */
+struct mp_transport;
+typedef struct mp_proc {              /* one per rank of MPI_COMM_WORLD */
+    int node;                         /* node id, 0 .. mp_world.nnodes-1 */
+    int local;                        /* index among the ranks of its node */
+    struct mp_transport *tp;          /* transport that reaches it */
+} mp_proc;
+
+typedef struct mp_attr mp_attr;       /* defined by the comm layer */
+typedef struct mp_topo mp_topo;       /* defined by the comm layer */
+
+typedef struct mp_group {
+    int handle;
+    int size;
+    int rank;                         /* this process's rank in the group, or MPI_UNDEFINED */
+    int *world;                       /* group rank -> world rank */
+    atomic_int refs;
+} mp_group;
+
+typedef struct mp_comm {
+    int handle;
+    int rank, size;                   /* in the local group */
+    int ctx;                          /* context id of point-to-point traffic; ctx+1 is
+                                         reserved for collectives on this communicator */
+    int *world;                       /* local group rank -> world rank (shares group->world) */
+    mp_group *group;
+    int is_inter;
+    int remote_size;
+    int *remote_world;                /* intercommunicators: remote rank -> world rank */
+    mp_group *remote_group;
+    int errhandler;                   /* MPI_Errhandler handle */
+    char name[MPI_MAX_OBJECT_NAME];
+    mp_attr *attrs;
+    mp_topo *topo;
+    int info;                         /* MPI_Info handle or MPI_INFO_NULL */
+    atomic_int refs;
+    /* Node layout of the local group, filled by mp_comm_layout(): collectives use it. */
+    int nnodes;                       /* number of distinct nodes among the ranks */
+    int *node_of;                     /* rank -> node index within this communicator */
+    int *node_leader;                 /* node index -> lowest rank on that node */
+    int my_node, local_rank, local_size;
+    void *coll_state;                 /* owned by the coll layer */
+} mp_comm;
+
+/* The process-wide state of the job. */
+typedef struct mp_world_state {
+    int rank, size;                   /* in MPI_COMM_WORLD */
+    int nnodes, node;                 /* number of nodes, this process's node */
+    int local_rank, local_size;       /* among the ranks of this node */
+    int *local_world;                 /* local index -> world rank */
+    mp_proc *procs;                   /* size entries */
+    mp_comm *comm_world, *comm_self;
+    int initialized, finalized;
+    int thread_level;
+    pthread_t main_thread;
+    int appnum;
+    double wtime_base;
+} mp_world_state;
+extern mp_world_state mp_world;
+
+extern mp_table mp_comm_table, mp_group_table, mp_request_table;
+
+mp_comm *mp_comm_get(MPI_Comm handle);   /* NULL if invalid (also for MPI_COMM_NULL) */
+mp_group *mp_group_get(MPI_Group handle);
+/* Builds a communicator object over the given world ranks; used for WORLD/SELF at start and
+ * by the comm layer.  Takes ownership of `world` (malloc'd). */
+mp_comm *mp_comm_new(int ctx, int size, int rank, int *world);
+void     mp_comm_layout(mp_comm *comm);  /* computes nnodes/node_of/... from mp_world.procs */
+void     mp_comm_release(mp_comm *comm);  /* drop a reference; frees at zero */
+void     mp_group_release(mp_group *group); /* drop a reference; frees at zero */
+
+/* ---------------------------------------------------------------------------------------------
+ * Requests
+ * ------------------------------------------------------------------------------------------- */
+enum mp_req_kind {
+    MP_REQ_SEND = 1, MP_REQ_RECV, MP_REQ_PSEND, MP_REQ_PRECV, MP_REQ_GREQ, MP_REQ_COLL,
+    MP_REQ_PROBE
+};
+enum mp_send_mode { MP_MODE_STANDARD = 0, MP_MODE_SYNC, MP_MODE_READY, MP_MODE_BUFFERED };
+
+typedef struct mp_datatype mp_datatype;   /* datatype/datatype.h */
+
+typedef struct mp_request mp_request;
+struct mp_request {
+    int handle;                       /* 0 until the request is exposed to the user */
+    uint8_t kind;                     /* enum mp_req_kind */
+    uint8_t mode;                     /* enum mp_send_mode */
+    uint8_t persistent_active;        /* persistent requests: started and not yet completed */
+    uint8_t user_freed;               /* MPI_Request_free called while still active */
+    atomic_int done;                  /* set with release when the operation is complete */
+    MPI_Status status;                /* count in bytes is kept in status (see mp_status_*) */
+
+    /* operation */
+    void *buf;
+    MPI_Aint count;
+    mp_datatype *dt;
+    int peer;                         /* rank in comm (source for receives; may be wildcard) */
+    int tag;
+    mp_comm *comm;
+    int ctx;                          /* context id on the wire */
+    size_t bytes;                     /* packed size of the whole message */
+
+    /* protocol state, owned by pt2pt */
+    mp_request *next, *prev;          /* queue links (posted queue, pending sends, ...) */
+    uint32_t seq;
+    int world_peer;                   /* world rank of the peer (sends; matched receives) */
+    size_t done_bytes;                /* bytes moved so far (fragments) */
+    void *tmp;                        /* packed copy of a non-contiguous or buffered message */
+    uint64_t peer_cookie;             /* the peer's handle for this message (rendezvous) */
+    int state;                        /* pt2pt protocol state */
+    int error;                        /* first error seen (e.g. MPI_ERR_TRUNCATE) */
+
+    /* completion hooks for layers above (nonblocking collectives, generalized requests) */
+    void (*on_complete)(mp_request *req);
+    void *ext;                        /* owned by whoever created the request */
+    int (*ext_free)(mp_request *req);
+    int (*ext_cancel)(mp_request *req, int complete);
+    int (*ext_query)(mp_request *req, MPI_Status *status);
+    int cancelled;
+};
+
+mp_request *mp_request_alloc(int kind);
+void        mp_request_free(mp_request *req);    /* release object and handle */
+int         mp_request_handle(mp_request *req);  /* assigns a user-visible handle on first use */
+mp_request *mp_request_get(MPI_Request handle);  /* NULL if not a live request handle */
+void        mp_request_complete(mp_request *req); /* marks done (release), runs on_complete */
+static inline int mp_request_is_done(const mp_request *req)
+{
+    return atomic_load_explicit(&req->done, memory_order_acquire);
+}
+
+/* Status helpers: counts are stored in bytes, MPICH-style across count_lo/count_hi. */
+void      mp_status_set_bytes(MPI_Status *st, MPI_Count bytes);
+MPI_Count mp_status_bytes(const MPI_Status *st);
+void      mp_status_set_cancelled(MPI_Status *st, int flag);
+int       mp_status_cancelled(const MPI_Status *st);
+void      mp_status_empty(MPI_Status *st);       /* the standard's "empty" status */
+
+/* ---------------------------------------------------------------------------------------------
+ * Progress engine and waiting policy
+ * ------------------------------------------------------------------------------------------- */
+/* Polls every transport once and runs the progress hooks; returns the number of events. */
+int  mp_progress(void);
+/* Layers above register work that must advance in the background (nonblocking collectives). */
+typedef int (*mp_progress_hook)(void);
+void mp_progress_register(mp_progress_hook hook);
+/* Waits until *flag becomes non-zero, driving progress and applying the waiting policy. */
+void mp_wait_flag(atomic_int *flag);
+/* The waiting policy in steps: call mp_idle(&spins) once per fruitless poll. */
+void mp_idle(unsigned *spins);
+int  mp_wait_request(mp_request *req);   /* progress until done */
+void mp_wait_policy_init(void);         /* after the node layout is known */
+
+/* Big progress lock for MPI_THREAD_MULTIPLE (no cost at lower levels). */
+extern int mp_thread_multiple;
+extern pthread_mutex_t mp_big_lock;
+static inline void mp_lock(void)   { if (mp_thread_multiple) pthread_mutex_lock(&mp_big_lock); }
+static inline void mp_unlock(void) { if (mp_thread_multiple) pthread_mutex_unlock(&mp_big_lock); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------------------------- */
+/* Raises an error of class `cls` on `comm` (NULL = MPI_COMM_WORLD or, before init, fatal):
+ * formats "FUNC: message", records it so MPI_Error_string returns it for the returned code,
+ * and invokes the communicator's error handler.  Returns the error code to hand back to the
+ * caller (only reached when the handler returns). */
+int  mp_error(mp_comm *comm, int cls, const char *func, const char *fmt, ...)
+         __attribute__((format(printf, 4, 5)));
+/* Same, for an error code already formatted (e.g. from a lower layer). */
+int  mp_error_raise(mp_comm *comm, int code, const char *func);
+/* Creates an error code carrying the message, without invoking any handler. */
+int  mp_error_code(int cls, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int  mp_error_class_of(int code);
+const char *mp_error_message(int code);   /* specific message of a code, or class text */
+const char *mp_error_class_text(int cls);
+int  mp_unsupported(const char *func);   /* MPI_ERR_UNSUPPORTED_OPERATION, clear message */
+/* User-defined error classes and codes (MPI_Add_error_class/code/string). */
+int  mp_error_add_class(int *cls);
+int  mp_error_add_code(int cls, int *code);
+int  mp_error_add_string(int code, const char *text);   /* MPI_ERR_ARG if not addable */
+int  mp_error_last_used(void);                          /* MPI_LASTUSEDCODE */
+/* Hook for the comm layer: calls a user errhandler (returns 0 if `eh` is not a user one). */
+extern int (*mp_errhandler_invoke_hook)(mp_comm *comm, int eh, int code);
+void mp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void mp_abort_job(int code, const char *msg) __attribute__((noreturn));
+
+/* ---------------------------------------------------------------------------------------------
+ * Configuration: MEMPI_* variables.  Every variable is declared once in config.c with its
+ * default and one line of meaning; mempi-info lists them.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mp_config_var {
+    const char *name;                 /* e.g. "MEMPI_EAGER_MAX" */
+    const char *defval;
+    const char *meaning;
+} mp_config_var;
+extern const mp_config_var mp_config_vars[];
+extern const int mp_config_nvars;
+
+typedef struct mp_config {
+    size_t eager_max;                 /* MEMPI_EAGER_MAX: largest eager message (bytes) */
+    size_t shm_cells;                 /* MEMPI_SHM_CELLS: cells per sender->receiver queue */
+    size_t shm_chunk;                 /* MEMPI_SHM_CHUNK: bytes per pool chunk (fragment size) */
+    size_t shm_chunks;                /* MEMPI_SHM_CHUNKS: pool chunks per rank */
+    int    cma;                       /* MEMPI_CMA: -1 auto, 0 off, 1 on */
+    int    sendreq;                   /* MEMPI_SENDREQ: send requests (SR) on/off */
+    int    wait_policy;               /* MEMPI_WAIT */
+    unsigned spin_count;              /* MEMPI_SPIN: polls before yielding */
+    int    stats;                     /* MEMPI_STATS */
+    int    verbose;                   /* MEMPI_VERBOSE */
+    int    node_size;                 /* MEMPI_NODE_SIZE: simulate nodes of this many ranks */
+} mp_config;
+extern mp_config mp_cfg;
+enum { MP_WAIT_AUTO = 0, MP_WAIT_SPIN, MP_WAIT_YIELD, MP_WAIT_SLEEP };
+
+/* Reads and validates all variables; on malformed input returns an error code whose message
+ * names the variable and the value. */
+int  mp_config_load(void);
+const char *mp_config_current(const char *name);  /* getenv or default */
+/* Strict parsers used for every outside input: return 0 on success, -1 on malformed input. */
+int  mp_parse_size(const char *s, size_t *out);    /* "4096", "64k", "1M" */
+int  mp_parse_int(const char *s, long lo, long hi, long *out);
+int  mp_parse_choice(const char *s, const char *const *choices, int *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Statistics (MEMPI_STATS)
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mp_stats {
+    uint64_t msgs_sent, bytes_sent;
+    uint64_t eager_msgs, eager_bytes;
+    uint64_t sendreq_msgs, sendreq_bytes;     /* delivered by remote write */
+    uint64_t rndv_msgs, rndv_bytes;
+    uint64_t unexpected_max_msgs, unexpected_max_bytes;
+    uint64_t unexpected_msgs, unexpected_bytes;  /* current */
+} mp_stats;
+extern mp_stats mp_stat;
+void mp_stats_report(void);           /* at finalize, when MEMPI_STATS is set */
+
+/* ---------------------------------------------------------------------------------------------
+ * Time and misc
+ * ------------------------------------------------------------------------------------------- */
+double mp_wtime(void);
+void  *mp_malloc(size_t n);           /* aborts the job with a clear message when out of memory */
+void  *mp_calloc(size_t n, size_t m);
+void  *mp_realloc(void *p, size_t n);
+char  *mp_strdup(const char *s);
+int    mp_random_bytes(void *buf, size_t n);
+
+#endif

@@ -1,0 +1,39 @@
+/* pmi.h -- PMI-1 client: rank, size and a key-value store from the launcher.  MemPI, BSD-3-Clause (see LICENSE). */
+
+/*
+ * The library learns who it is and exchanges addresses through PMI-1, the
+ * process-manager interface spoken by MPICH's Hydra, Slurm (srun --mpi=pmi2
+ * serves PMI-1 too) and MemPI's own mpiexec.  Speaking the wire protocol
+ * rather than linking a libpmi keeps MemPI free of launcher libraries: any
+ * launcher that sets PMI_FD (or PMI_PORT) can start a MemPI job.
+ *
+ * Without PMI_FD/PMI_PORT the process is a singleton (rank 0 of 1) and the
+ * key-value store is a local table, so the same put/fence/get code runs.
+ *
+ * Every function returns 0 on success or a negative MP_PMI_E* code, never
+ * prints; mp_pmi_error() gives the last error as text for the caller to
+ * report.  Calls are serialized by an internal lock (PMI-1 allows one request
+ * in flight per connection).
+ */
+#ifndef MEMPI_PMI_H
+#define MEMPI_PMI_H
+
+#define MP_PMI_EFAIL      (-1)   /* I/O or protocol failure, launcher refused */
+#define MP_PMI_ENOTFOUND  (-2)   /* get: no such key */
+#define MP_PMI_EINVAL     (-3)   /* bad argument (length, characters, state) */
+
+/* Keys the launcher provides in the store (besides what ranks put). */
+#define MP_PMI_KEY_PROCESS_MAPPING "PMI_process_mapping"
+#define MP_PMI_KEY_JOB_ID          "MEMPI_JOB_ID"
+
+int  mp_pmi_init(int *rank, int *size, int *appnum);
+int  mp_pmi_is_singleton(void);
+int  mp_pmi_put(const char *key, const char *value);
+int  mp_pmi_fence(void);
+int  mp_pmi_get(const char *key, char *value, int maxlen);
+int  mp_pmi_universe_size(int *n);
+int  mp_pmi_abort(int code, const char *msg);
+int  mp_pmi_finalize(void);
+const char *mp_pmi_error(void);
+
+#endif /* MEMPI_PMI_H */

@@ -1,0 +1,113 @@
+/* request.c -- request objects, their handles, and status encoding.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Requests are recycled through a free list: a send or receive on the fast path must not call
+ * malloc.  A request only gets an integer handle (a slot in mp_request_table) when it is handed
+ * to the user; internal requests of collectives never pay for one.
+ *
+ * Completion is published with a release store of `done`; whoever observes done with an acquire
+ * load also sees the received data and the status.  This matters once several threads wait on
+ * requests (MPI_THREAD_MULTIPLE) and for the progress hooks of nonblocking collectives.
+ *
+ * Status counts are byte counts split MPICH-style: count_lo holds the low 32 bits,
+ * count_hi_and_cancelled holds the high bits shifted left by one and the cancelled flag in bit 0.
+ */
+#include "core/core.h"
+#include <string.h>
+
+mp_table mp_request_table = { .type = MP_OBJ_REQUEST, .lock = ATOMIC_FLAG_INIT };
+
+static mp_request *free_requests;
+static atomic_flag free_lock = ATOMIC_FLAG_INIT;
+
+static void free_list_lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&free_lock, memory_order_acquire))
+        ;
+}
+
+static void free_list_unlock(void)
+{
+    atomic_flag_clear_explicit(&free_lock, memory_order_release);
+}
+
+mp_request *mp_request_alloc(int kind)
+{
+    free_list_lock();
+    mp_request *req = free_requests;
+    if (req != NULL)
+        free_requests = req->next;
+    free_list_unlock();
+    if (req == NULL)
+        req = mp_malloc(sizeof *req);
+    memset(req, 0, sizeof *req);
+    req->kind = (uint8_t)kind;
+    req->status.MPI_ERROR = MPI_SUCCESS;
+    return req;
+}
+
+void mp_request_free(mp_request *req)
+{
+    if (req->handle != 0)
+        mp_table_remove(&mp_request_table, req->handle);
+    req->handle = 0;
+    free_list_lock();
+    req->next = free_requests;
+    free_requests = req;
+    free_list_unlock();
+}
+
+int mp_request_handle(mp_request *req)
+{
+    if (req->handle == 0) {
+        req->handle = mp_table_insert(&mp_request_table, req);
+        if (req->handle == 0)
+            mp_fatal("too many live requests");
+    }
+    return req->handle;
+}
+
+mp_request *mp_request_get(MPI_Request handle)
+{
+    return mp_table_lookup(&mp_request_table, handle);
+}
+
+void mp_request_complete(mp_request *req)
+{
+    atomic_store_explicit(&req->done, 1, memory_order_release);
+    if (req->on_complete)
+        req->on_complete(req);
+}
+
+void mp_status_set_bytes(MPI_Status *st, MPI_Count bytes)
+{
+    st->count_lo = (int)(bytes & 0xffffffff);
+    st->count_hi_and_cancelled = (int)((((unsigned long long)bytes >> 32) << 1) |
+                                       ((unsigned)st->count_hi_and_cancelled & 1u));
+}
+
+MPI_Count mp_status_bytes(const MPI_Status *st)
+{
+    unsigned long long lo = (unsigned)st->count_lo;
+    unsigned long long hi = (unsigned)st->count_hi_and_cancelled >> 1;
+    return (MPI_Count)((hi << 32) | lo);
+}
+
+void mp_status_set_cancelled(MPI_Status *st, int flag)
+{
+    st->count_hi_and_cancelled = (st->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+}
+
+int mp_status_cancelled(const MPI_Status *st)
+{
+    return st->count_hi_and_cancelled & 1;
+}
+
+void mp_status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->count_lo = 0;
+    st->count_hi_and_cancelled = 0;
+}

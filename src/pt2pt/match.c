@@ -1,0 +1,95 @@
+/* match.c -- MPI message matching: the posted-receive and unexpected-message queues.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Matching compares (context, source, tag), with MPI_ANY_SOURCE and MPI_ANY_TAG as wildcards
+ * on the receive side only.  Both queues are searched from the head, so a receive matches the
+ * earliest-arrived message and a message matches the earliest-posted receive: together with
+ * the per-pair FIFO order of first packets this is exactly MPI's non-overtaking rule.
+ */
+#include "pt2pt/proto.h"
+
+mp_pt2pt_state mp_p2p;
+
+static inline int matches(int want_ctx, int want_src, int want_tag, int ctx, int src, int tag)
+{
+    return want_ctx == ctx &&
+           (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+void mp_posted_append(mp_request *req)
+{
+    req->next = NULL;
+    req->prev = mp_p2p.posted_tail;
+    if (mp_p2p.posted_tail)
+        mp_p2p.posted_tail->next = req;
+    else
+        mp_p2p.posted_head = req;
+    mp_p2p.posted_tail = req;
+}
+
+void mp_posted_remove(mp_request *req)
+{
+    if (req->prev)
+        req->prev->next = req->next;
+    else
+        mp_p2p.posted_head = req->next;
+    if (req->next)
+        req->next->prev = req->prev;
+    else
+        mp_p2p.posted_tail = req->prev;
+    req->next = req->prev = NULL;
+}
+
+mp_request *mp_match_posted(int ctx, int src, int tag)
+{
+    for (mp_request *r = mp_p2p.posted_head; r; r = r->next)
+        if (matches(r->ctx, r->peer, r->tag, ctx, src, tag)) {
+            mp_posted_remove(r);
+            return r;
+        }
+    return NULL;
+}
+
+void mp_unexp_append(mp_unexp *u)
+{
+    u->next = NULL;
+    u->prev = mp_p2p.unexp_tail;
+    if (mp_p2p.unexp_tail)
+        mp_p2p.unexp_tail->next = u;
+    else
+        mp_p2p.unexp_head = u;
+    mp_p2p.unexp_tail = u;
+    mp_stat.unexpected_msgs++;
+    mp_stat.unexpected_bytes += u->size;
+    if (mp_stat.unexpected_msgs > mp_stat.unexpected_max_msgs)
+        mp_stat.unexpected_max_msgs = mp_stat.unexpected_msgs;
+    if (mp_stat.unexpected_bytes > mp_stat.unexpected_max_bytes)
+        mp_stat.unexpected_max_bytes = mp_stat.unexpected_bytes;
+}
+
+void mp_unexp_remove(mp_unexp *u)
+{
+    if (u->prev)
+        u->prev->next = u->next;
+    else
+        mp_p2p.unexp_head = u->next;
+    if (u->next)
+        u->next->prev = u->prev;
+    else
+        mp_p2p.unexp_tail = u->prev;
+    u->next = u->prev = NULL;
+    mp_stat.unexpected_msgs--;
+    mp_stat.unexpected_bytes -= u->size;
+}
+
+mp_unexp *mp_match_unexpected(int ctx, int src, int tag, int remove)
+{
+    for (mp_unexp *u = mp_p2p.unexp_head; u; u = u->next)
+        if (matches(ctx, src, tag, u->ctx, u->src, u->tag)) {
+            if (remove)
+                mp_unexp_remove(u);
+            return u;
+        }
+    return NULL;
+}

@@ -1,0 +1,87 @@
+/* proto.h -- private state of the point-to-point protocol.  MemPI, BSD-3-Clause.
+ *
+ * Per peer (world rank) the sender keeps a sequence counter and a FIFO of sends that are not
+ * yet fully handed to the transport; only the head of that FIFO transmits, which keeps the
+ * per-pair order of first packets equal to the order of MPI send calls.  The receiver keeps the
+ * next expected sequence number per peer (checked on every first packet) and the message whose
+ * eager fragments are still arriving from that peer.
+ *
+ * Queues are doubly linked through mp_request.next/prev (posted receives, pending sends) and
+ * through mp_unexp.next/prev (unexpected messages, in arrival order).
+ */
+#ifndef MP_PROTO_H
+#define MP_PROTO_H
+
+#include "pt2pt/pt2pt.h"
+#include "transport/transport.h"
+
+/* Protocol states of a request (mp_request.state). */
+enum {
+    MP_ST_SEND_EAGER = 1,   /* first/further eager packets still to hand to the transport */
+    MP_ST_SEND_RTS,         /* ready-to-send still to hand to the transport */
+    MP_ST_SEND_STREAM,      /* CTS received: fragments addressed to the receiver's request */
+    MP_ST_WAIT_ACK,         /* synchronous eager send: waiting for the match */
+    MP_ST_WAIT_FIN,         /* rendezvous: waiting for the receiver's FIN or CTS */
+    MP_ST_RECV_POSTED,      /* in the posted queue */
+    MP_ST_RECV_FRAGS,       /* matched, fragments still arriving */
+    MP_ST_RECV_WAIT_UNEXP,  /* matched an unexpected eager message still arriving */
+    MP_ST_DONE
+};
+
+typedef struct mp_unexp mp_unexp;
+struct mp_unexp {
+    mp_unexp *next, *prev;
+    int type;               /* MP_PKT_EAGER or MP_PKT_RTS */
+    int world_src;
+    int ctx, src, tag;
+    uint32_t seq;
+    int flags;
+    size_t size, received;  /* eager: bytes arrived so far */
+    uint64_t cookie, addr;  /* sender's request and buffer (RTS, sync) */
+    unsigned char *data;    /* eager payload copy */
+    mp_request *waiting;    /* receive that matched while fragments still arrive */
+};
+
+typedef struct mp_ctrl mp_ctrl;   /* a control packet the transport could not take yet */
+struct mp_ctrl {
+    mp_ctrl *next;
+    mp_hdr hdr;
+};
+
+typedef struct mp_peer {
+    uint32_t send_seq;
+    uint32_t recv_seq;
+    mp_request *send_head, *send_tail;   /* pending sends, FIFO */
+    mp_ctrl *ctrl_head, *ctrl_tail;      /* pending control packets */
+    mp_request *in_req;                  /* eager fragments go to this receive ... */
+    mp_unexp *in_unexp;                  /* ... or to this unexpected message */
+    mp_transport *tp;
+} mp_peer;
+
+typedef struct mp_pt2pt_state {
+    mp_peer *peers;
+    mp_request *posted_head, *posted_tail;
+    mp_unexp *unexp_head, *unexp_tail;
+    int pending_peers;                   /* peers with queued sends or control packets */
+} mp_pt2pt_state;
+extern mp_pt2pt_state mp_p2p;
+
+/* match.c */
+mp_request *mp_match_posted(int ctx, int src, int tag);            /* removes it */
+mp_unexp   *mp_match_unexpected(int ctx, int src, int tag, int remove);
+void        mp_posted_append(mp_request *req);
+void        mp_posted_remove(mp_request *req);
+void        mp_unexp_append(mp_unexp *u);
+void        mp_unexp_remove(mp_unexp *u);
+
+/* send.c */
+void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends and tries to transmit */
+void mp_send_ctrl(int world_peer, const mp_hdr *hdr);
+int  mp_send_flush(void);                             /* retries pending work; events */
+
+/* recv.c */
+void mp_recv_on_packet(int world_src, const mp_hdr *hdr, const void *payload);
+void mp_recv_match_unexp(mp_request *req, mp_unexp *u);  /* a receive meets an unexpected msg */
+void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,146 @@
+/* pt2pt.c -- point-to-point operations over the protocol: post, wait, probe.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * The entry points the layers above use.  A receive first looks in the unexpected queue (the
+ * message may already be here) and otherwise joins the posted queue, where the packet handler
+ * will find it.  Waiting is the progress engine's job: poll transports, retry queued sends,
+ * apply the waiting policy.
+ */
+#include "pt2pt/proto.h"
+#include <stdlib.h>
+#include <string.h>
+
+void mp_send_init_queues(void);
+int  mp_send_pending(void);
+
+static int pt2pt_progress(void)
+{
+    return mp_send_flush();
+}
+
+int mp_pt2pt_init(void)
+{
+    mp_p2p.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_peer));
+    for (int w = 0; w < mp_world.size; w++)
+        mp_p2p.peers[w].tp = mp_world.procs[w].tp;
+    mp_send_init_queues();
+    mp_on_packet = mp_recv_on_packet;
+    mp_progress_register(pt2pt_progress);
+    return MPI_SUCCESS;
+}
+
+/* Finalize: hand every queued packet to the transport before the closing barrier. */
+void mp_pt2pt_finalize(void)
+{
+    unsigned spins = 0;
+    while (mp_send_pending()) {
+        if (mp_progress() == 0)
+            mp_idle(&spins);
+    }
+}
+
+int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+             mp_comm *comm, int ctx_offset, mp_request **out)
+{
+    mp_request *req = mp_request_alloc(MP_REQ_RECV);
+    *out = req;
+    req->buf = buf;
+    req->count = count;
+    req->dt = dt;
+    req->peer = source;
+    req->tag = tag;
+    req->comm = comm;
+    req->ctx = comm->ctx + ctx_offset;
+    req->bytes = mp_datatype_bytes(dt, count);
+    if (source == MPI_PROC_NULL) {
+        mp_status_empty(&req->status);
+        req->status.MPI_SOURCE = MPI_PROC_NULL;
+        req->state = MP_ST_DONE;
+        mp_request_complete(req);
+        return MPI_SUCCESS;
+    }
+    mp_unexp *u = mp_match_unexpected(req->ctx, source, tag, 1);
+    if (u) {
+        mp_recv_match_unexp(req, u);
+        return MPI_SUCCESS;
+    }
+    req->state = MP_ST_RECV_POSTED;
+    mp_posted_append(req);
+    return MPI_SUCCESS;
+}
+
+int mp_wait(mp_request *req, MPI_Status *status)
+{
+    if (!mp_request_is_done(req))
+        mp_wait_request(req);
+    int err = req->status.MPI_ERROR;
+    if (status != MPI_STATUS_IGNORE)
+        *status = req->status;
+    mp_request_free(req);
+    return err;
+}
+
+int mp_waitall(int n, mp_request **reqs, MPI_Status *statuses)
+{
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int e = mp_wait(reqs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
+        if (e != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = e;
+    }
+    return err;
+}
+
+int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+            mp_comm *comm, int ctx_offset, int mode)
+{
+    mp_request *req;
+    int err = mp_isend(buf, count, dt, dest, tag, comm, ctx_offset, mode, &req);
+    if (err)
+        return err;
+    return mp_wait(req, MPI_STATUS_IGNORE);
+}
+
+int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+            mp_comm *comm, int ctx_offset, MPI_Status *status)
+{
+    mp_request *req;
+    int err = mp_irecv(buf, count, dt, source, tag, comm, ctx_offset, &req);
+    if (err)
+        return err;
+    return mp_wait(req, status);
+}
+
+int mp_sendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, int stag,
+                void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int source, int rtag,
+                mp_comm *comm, int ctx_offset, MPI_Status *status)
+{
+    mp_request *rreq, *sreq;
+    int err = mp_irecv(rbuf, rcount, rdt, source, rtag, comm, ctx_offset, &rreq);
+    if (err)
+        return err;
+    err = mp_isend(sbuf, scount, sdt, dest, stag, comm, ctx_offset, MP_MODE_STANDARD, &sreq);
+    if (err) {
+        mp_wait(rreq, MPI_STATUS_IGNORE);
+        return err;
+    }
+    int e1 = mp_wait(sreq, MPI_STATUS_IGNORE);
+    int e2 = mp_wait(rreq, status);
+    return e2 != MPI_SUCCESS ? e2 : e1;
+}
+
+int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *status)
+{
+    mp_progress();
+    mp_unexp *u = mp_match_unexpected(comm->ctx + ctx_offset, source, tag, 0);
+    if (!u)
+        return 0;
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = u->src;
+        status->MPI_TAG = u->tag;
+        status->MPI_ERROR = MPI_SUCCESS;
+        status->count_hi_and_cancelled = 0;
+        mp_status_set_bytes(status, (MPI_Count)u->size);
+    }
+    return 1;
+}

@@ -1,0 +1,44 @@
+/* pt2pt.h -- the point-to-point layer's interface, used by comm, coll and the bindings.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Requests carry (buffer, count, type, peer, tag, communicator, context).  `ctx_offset` selects
+ * the traffic class on a communicator: 0 for user point-to-point, 1 for collectives, so a
+ * collective's internal messages never match a user's receive.  Ranks are ranks of the
+ * communicator (for intercommunicators: ranks of the remote group).  None of these functions
+ * print or invoke error handlers: they return MPI error codes and the binding layer reports.
+ */
+#ifndef MP_PT2PT_H
+#define MP_PT2PT_H
+
+#include "core/core.h"
+#include "datatype/datatype.h"
+
+#define MP_CTX_PT2PT 0
+#define MP_CTX_COLL  1
+
+int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+             mp_comm *comm, int ctx_offset, int mode, mp_request **out);
+int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+             mp_comm *comm, int ctx_offset, mp_request **out);
+
+/* Blocking conveniences (progress until complete; status may be MPI_STATUS_IGNORE). */
+int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+            mp_comm *comm, int ctx_offset, int mode);
+int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+            mp_comm *comm, int ctx_offset, MPI_Status *status);
+int mp_sendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, int stag,
+                void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int source, int rtag,
+                mp_comm *comm, int ctx_offset, MPI_Status *status);
+
+/* Waits for a request, copies its status out, frees it (non-persistent).  Returns the
+ * request's error (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...). */
+int mp_wait(mp_request *req, MPI_Status *status);
+int mp_waitall(int n, mp_request **reqs, MPI_Status *statuses);
+
+/* Probe: returns 1 and fills status if a matching message has arrived. */
+int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *status);
+
+int mp_pt2pt_init(void);
+void mp_pt2pt_finalize(void);
+
+#endif

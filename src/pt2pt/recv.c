@@ -1,0 +1,236 @@
+/* recv.c -- the receiver's side of the protocol and the packet handler.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Every packet that a transport delivers arrives in mp_recv_on_packet.  First packets of a
+ * message (EAGER, RTS) carry the pair's sequence number, which must be the next one expected
+ * from that peer: a gap is a protocol bug and stops the job loudly rather than reordering.
+ * A first packet either matches the earliest posted receive or becomes an unexpected message
+ * (eager data is copied out of the queue at once, so the sender's queue space is free again
+ * as soon as we poll).  Replies -- ACK, FIN, CTS -- go out as control packets.
+ */
+#include "pt2pt/proto.h"
+#include <stdlib.h>
+#include <string.h>
+
+void mp_send_complete(mp_request *req);
+
+/* Copies packed bytes [offset, offset+len) of the message into the receive buffer, dropping
+ * what lies beyond the buffer's capacity (the truncation error is recorded at match time). */
+void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len)
+{
+    if (offset >= req->bytes || len == 0)
+        return;
+    if (len > req->bytes - offset)
+        len = req->bytes - offset;
+    if (req->dt->is_contig)
+        memcpy((char *)req->buf + req->dt->true_lb + offset, data, len);
+    else
+        mp_unpack(req->buf, req->count, req->dt, offset, data, len);
+}
+
+static void complete_recv(mp_request *req)
+{
+    req->status.MPI_ERROR = req->error;
+    req->state = MP_ST_DONE;
+    mp_request_complete(req);
+}
+
+static void send_reply(int world, int type, uint64_t cookie, uint64_t addr)
+{
+    mp_hdr h;
+    memset(&h, 0, sizeof h);
+    h.type = (uint8_t)type;
+    h.cookie = cookie;
+    h.addr = addr;
+    mp_send_ctrl(world, &h);
+}
+
+/* Sets source, tag, count and the truncation error of a matched receive. */
+static void set_match_status(mp_request *req, int src, int tag, size_t size)
+{
+    req->status.MPI_SOURCE = src;
+    req->status.MPI_TAG = tag;
+    size_t got = size < req->bytes ? size : req->bytes;
+    mp_status_set_bytes(&req->status, (MPI_Count)got);
+    req->peer_cookie = size;               /* receives: total bytes the sender will deliver */
+    if (size > req->bytes)
+        req->error = mp_error_code(MPI_ERR_TRUNCATE, "message of %zu bytes from rank %d "
+                                   "(tag %d) truncated to the %zu bytes of the receive buffer",
+                                   size, src, tag, req->bytes);
+}
+
+/* Rendezvous, receiver side: pull with single copy, or ask the sender to stream. */
+static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cookie, uint64_t addr)
+{
+    mp_transport *tp = mp_p2p.peers[world].tp;
+    req->world_peer = world;
+    if (tp->single_copy && addr != 0) {
+        size_t want = size < req->bytes ? size : req->bytes;
+        struct iovec iov[64];
+        size_t done = 0;
+        int err = MPI_SUCCESS;
+        while (done < want && err == MPI_SUCCESS) {
+            size_t covered = 0;
+            int n;
+            if (req->dt->is_contig) {
+                iov[0].iov_base = (char *)req->buf + req->dt->true_lb + done;
+                iov[0].iov_len = want - done;
+                n = 1;
+                covered = want - done;
+            } else {
+                n = mp_segments(req->buf, req->count, req->dt, done, want - done, iov, 64, &covered);
+            }
+            err = tp->read(world, addr + done, iov, n);
+            done += covered;
+        }
+        if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
+            req->error = err;
+        send_reply(world, MP_PKT_FIN, cookie, 0);
+        complete_recv(req);
+    } else {
+        req->state = MP_ST_RECV_FRAGS;
+        req->done_bytes = 0;
+        send_reply(world, MP_PKT_CTS, cookie, (uint64_t)(uintptr_t)req);
+        if (size == 0)
+            complete_recv(req);
+    }
+}
+
+void mp_recv_match_unexp(mp_request *req, mp_unexp *u)
+{
+    set_match_status(req, u->src, u->tag, u->size);
+    if (u->type == MP_PKT_RTS) {
+        rndv_receive(req, u->world_src, u->size, u->cookie, u->addr);
+        free(u);
+        return;
+    }
+    if (u->flags & MP_HDR_SYNC)
+        send_reply(u->world_src, MP_PKT_ACK, u->cookie, 0);
+    if (u->received < u->size) {          /* fragments still arriving: finish on the last */
+        u->waiting = req;
+        req->state = MP_ST_RECV_WAIT_UNEXP;
+        return;
+    }
+    mp_deliver(req, 0, u->data, u->size);
+    free(u->data);
+    free(u);
+    complete_recv(req);
+}
+
+static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const void *payload)
+{
+    if (MP_UNLIKELY(h->seq != peer->recv_seq))
+        mp_fatal("protocol error: message %u from rank %d arrived when %u was expected",
+                 h->seq, world, peer->recv_seq);
+    peer->recv_seq++;
+    mp_request *req = mp_match_posted(h->ctx, h->src, h->tag);
+    if (req) {
+        set_match_status(req, h->src, h->tag, h->size);
+        if (h->type == MP_PKT_RTS) {
+            rndv_receive(req, world, h->size, h->cookie, h->addr);
+            return;
+        }
+        if (h->flags & MP_HDR_SYNC)
+            send_reply(world, MP_PKT_ACK, h->cookie, 0);
+        mp_deliver(req, 0, payload, h->len);
+        req->done_bytes = h->len;
+        if (h->len < h->size) {
+            req->state = MP_ST_RECV_FRAGS;
+            peer->in_req = req;
+        } else {
+            complete_recv(req);
+        }
+        return;
+    }
+    mp_unexp *u = mp_calloc(1, sizeof *u);
+    u->type = h->type;
+    u->world_src = world;
+    u->ctx = h->ctx;
+    u->src = h->src;
+    u->tag = h->tag;
+    u->seq = h->seq;
+    u->flags = h->flags;
+    u->size = h->size;
+    u->cookie = h->cookie;
+    u->addr = h->addr;
+    if (h->type == MP_PKT_EAGER) {
+        u->data = mp_malloc(h->size);
+        memcpy(u->data, payload, h->len);
+        u->received = h->len;
+        if (u->received < u->size)
+            peer->in_unexp = u;
+    }
+    mp_unexp_append(u);
+}
+
+static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
+{
+    if (h->cookie != 0) {                 /* pipelined rendezvous into a matched receive */
+        mp_request *req = (mp_request *)(uintptr_t)h->cookie;
+        mp_deliver(req, req->done_bytes, payload, h->len);
+        req->done_bytes += h->len;
+        if (req->done_bytes >= req->peer_cookie)
+            complete_recv(req);
+        return;
+    }
+    if (peer->in_req) {                   /* eager continuation, receive already matched */
+        mp_request *req = peer->in_req;
+        mp_deliver(req, req->done_bytes, payload, h->len);
+        req->done_bytes += h->len;
+        if (req->done_bytes >= req->peer_cookie) {
+            peer->in_req = NULL;
+            complete_recv(req);
+        }
+        return;
+    }
+    mp_unexp *u = peer->in_unexp;         /* eager continuation of an unexpected message */
+    if (u == NULL)
+        mp_fatal("protocol error: fragment without a message in progress");
+    memcpy(u->data + u->received, payload, h->len);
+    u->received += h->len;
+    if (u->received < u->size)
+        return;
+    peer->in_unexp = NULL;
+    if (u->waiting) {
+        mp_request *req = u->waiting;
+        mp_deliver(req, 0, u->data, u->size);
+        free(u->data);
+        free(u);
+        complete_recv(req);
+    }
+}
+
+void mp_recv_on_packet(int world, const mp_hdr *h, const void *payload)
+{
+    mp_peer *peer = &mp_p2p.peers[world];
+    switch (h->type) {
+    case MP_PKT_EAGER:
+    case MP_PKT_RTS:
+        on_first_packet(world, peer, h, payload);
+        break;
+    case MP_PKT_FRAG:
+        on_frag(peer, h, payload);
+        break;
+    case MP_PKT_CTS: {
+        mp_request *req = (mp_request *)(uintptr_t)h->cookie;
+        req->peer_cookie = h->addr;
+        req->done_bytes = 0;
+        req->state = MP_ST_SEND_STREAM;
+        mp_send_queue(peer, req);
+        break;
+    }
+    case MP_PKT_FIN:
+        mp_send_complete((mp_request *)(uintptr_t)h->cookie);
+        break;
+    case MP_PKT_ACK: {
+        mp_request *req = (mp_request *)(uintptr_t)h->cookie;
+        if (req->state == MP_ST_WAIT_ACK)
+            mp_send_complete(req);
+        else
+            req->peer_cookie = 1;         /* matched before its last fragment left */
+        break;
+    }
+    default:
+        mp_fatal("protocol error: unknown packet type %d from rank %d", h->type, world);
+    }
+}

@@ -1,0 +1,239 @@
+/* send.c -- the sender's side of the protocol: eager, rendezvous, pending queues.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * A send becomes a request queued on its peer.  Only the head of a peer's queue hands packets
+ * to the transport, so the first packets of messages leave in the order of the send calls;
+ * when the transport answers MP_AGAIN (queue or pool full) the request stays at the head and
+ * the progress engine retries.  Nonblocking sends therefore never block, and a blocking send
+ * waits while polling, so two ranks flooding each other both drain and neither deadlocks.
+ *
+ *   eager       size <= the transport's eager_max: EAGER packet + FRAG packets, complete when
+ *               handed over (synchronous mode: when the receiver's ACK arrives)
+ *   rendezvous  RTS with the buffer address; the receiver pulls with single copy and sends
+ *               FIN, or, without single copy, answers CTS and we stream FRAGs to its request
+ */
+#include "pt2pt/proto.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int *active;            /* peers with queued work, unordered */
+static int nactive;
+static char *is_active;
+
+static void mark_active(int world)
+{
+    if (!is_active[world]) {
+        is_active[world] = 1;
+        active[nactive++] = world;
+    }
+}
+
+void mp_send_init_queues(void)
+{
+    active = mp_calloc((size_t)mp_world.size, sizeof(int));
+    is_active = mp_calloc((size_t)mp_world.size, 1);
+}
+
+void mp_send_complete(mp_request *req)
+{
+    free(req->tmp);
+    req->tmp = NULL;
+    req->state = MP_ST_DONE;
+    mp_request_complete(req);
+}
+
+static void fill_hdr(mp_hdr *h, const mp_request *req, int type)
+{
+    memset(h, 0, sizeof *h);
+    h->type = (uint8_t)type;
+    h->ctx = req->ctx;
+    h->src = req->comm->rank;
+    h->tag = req->tag;
+    h->seq = req->seq;
+    h->size = req->bytes;
+}
+
+/* Hands as much of `req` to the transport as it takes.  Returns 1 when the request no longer
+ * needs its place at the head of the queue, 0 when the transport is full. */
+static int transmit(mp_request *req)
+{
+    mp_transport *tp = mp_p2p.peers[req->world_peer].tp;
+    mp_hdr h;
+    mp_payload pl = { req->tmp ? req->tmp : req->buf, req->count, req->tmp ? NULL : req->dt, 0, 0 };
+    switch (req->state) {
+    case MP_ST_SEND_EAGER:
+        do {
+            size_t off = req->done_bytes;
+            size_t len = req->bytes - off < tp->max_payload ? req->bytes - off : tp->max_payload;
+            fill_hdr(&h, req, off == 0 ? MP_PKT_EAGER : MP_PKT_FRAG);
+            if (off == 0) {
+                h.cookie = (uint64_t)(uintptr_t)req;
+                h.flags = req->mode == MP_MODE_SYNC ? MP_HDR_SYNC : 0;
+            }
+            pl.offset = off;
+            pl.len = len;
+            if (tp->send(req->world_peer, &h, &pl) == MP_AGAIN)
+                return 0;
+            req->done_bytes = off + len;
+        } while (req->done_bytes < req->bytes);
+        if (req->mode == MP_MODE_SYNC && req->peer_cookie == 0)
+            req->state = MP_ST_WAIT_ACK;
+        else
+            mp_send_complete(req);
+        return 1;
+    case MP_ST_SEND_RTS:
+        fill_hdr(&h, req, MP_PKT_RTS);
+        h.cookie = (uint64_t)(uintptr_t)req;
+        if (tp->single_copy)
+            h.addr = req->tmp ? (uint64_t)(uintptr_t)req->tmp
+                              : (uint64_t)(uintptr_t)((char *)req->buf + req->dt->true_lb);
+        req->state = MP_ST_WAIT_FIN;   /* before send: a reply can only come after it */
+        if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN) {
+            req->state = MP_ST_SEND_RTS;
+            return 0;
+        }
+        return 1;
+    case MP_ST_SEND_STREAM:
+        while (req->done_bytes < req->bytes) {
+            size_t off = req->done_bytes;
+            size_t len = req->bytes - off < tp->max_payload ? req->bytes - off : tp->max_payload;
+            fill_hdr(&h, req, MP_PKT_FRAG);
+            h.cookie = req->peer_cookie;
+            pl.offset = off;
+            pl.len = len;
+            if (tp->send(req->world_peer, &h, &pl) == MP_AGAIN)
+                return 0;
+            req->done_bytes = off + len;
+        }
+        mp_send_complete(req);
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+static int flush_peer(int world)
+{
+    mp_peer *p = &mp_p2p.peers[world];
+    int events = 0;
+    while (p->ctrl_head) {
+        mp_ctrl *c = p->ctrl_head;
+        if (p->tp->send(world, &c->hdr, NULL) == MP_AGAIN)
+            return events;
+        p->ctrl_head = c->next;
+        if (!p->ctrl_head)
+            p->ctrl_tail = NULL;
+        free(c);
+        events++;
+    }
+    while (p->send_head) {
+        mp_request *req = p->send_head;
+        if (!transmit(req))
+            return events;
+        p->send_head = req->next;
+        if (!p->send_head)
+            p->send_tail = NULL;
+        events++;
+    }
+    return events;
+}
+
+void mp_send_queue(mp_peer *peer, mp_request *req)
+{
+    req->next = NULL;
+    int world = (int)(peer - mp_p2p.peers);
+    if (peer->send_tail) {
+        peer->send_tail->next = req;
+        peer->send_tail = req;
+        return;
+    }
+    if (!peer->ctrl_head && transmit(req))
+        return;
+    peer->send_head = peer->send_tail = req;
+    mark_active(world);
+}
+
+void mp_send_ctrl(int world, const mp_hdr *hdr)
+{
+    mp_peer *p = &mp_p2p.peers[world];
+    if (!p->ctrl_head && p->tp->send(world, hdr, NULL) != MP_AGAIN)
+        return;
+    mp_ctrl *c = mp_malloc(sizeof *c);
+    c->next = NULL;
+    c->hdr = *hdr;
+    if (p->ctrl_tail)
+        p->ctrl_tail->next = c;
+    else
+        p->ctrl_head = c;
+    p->ctrl_tail = c;
+    mark_active(world);
+}
+
+int mp_send_flush(void)
+{
+    int events = 0;
+    for (int i = 0; i < nactive;) {
+        int w = active[i];
+        events += flush_peer(w);
+        mp_peer *p = &mp_p2p.peers[w];
+        if (!p->send_head && !p->ctrl_head) {
+            is_active[w] = 0;
+            active[i] = active[--nactive];
+        } else {
+            i++;
+        }
+    }
+    return events;
+}
+
+int mp_send_pending(void)
+{
+    return nactive;
+}
+
+int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+             mp_comm *comm, int ctx_offset, int mode, mp_request **out)
+{
+    mp_request *req = mp_request_alloc(MP_REQ_SEND);
+    *out = req;
+    req->mode = (uint8_t)mode;
+    if (dest == MPI_PROC_NULL) {
+        mp_status_empty(&req->status);
+        req->status.MPI_SOURCE = MPI_PROC_NULL;
+        req->state = MP_ST_DONE;
+        mp_request_complete(req);
+        return MPI_SUCCESS;
+    }
+    req->buf = (void *)buf;
+    req->count = count;
+    req->dt = dt;
+    req->peer = dest;
+    req->tag = tag;
+    req->comm = comm;
+    req->ctx = comm->ctx + ctx_offset;
+    req->bytes = mp_datatype_bytes(dt, count);
+    int world = comm->is_inter ? comm->remote_world[dest] : comm->world[dest];
+    req->world_peer = world;
+    mp_peer *peer = &mp_p2p.peers[world];
+    req->seq = peer->send_seq++;
+    mp_transport *tp = peer->tp;
+
+    mp_stat.msgs_sent++;
+    mp_stat.bytes_sent += req->bytes;
+    if (req->bytes <= tp->eager_max) {
+        req->state = MP_ST_SEND_EAGER;
+        mp_stat.eager_msgs++;
+        mp_stat.eager_bytes += req->bytes;
+    } else {
+        req->state = MP_ST_SEND_RTS;
+        mp_stat.rndv_msgs++;
+        mp_stat.rndv_bytes += req->bytes;
+        if (tp->single_copy && !dt->is_contig) {
+            /* The receiver pulls one contiguous range: pack once here. */
+            req->tmp = mp_malloc(req->bytes);
+            mp_pack(buf, count, dt, 0, req->tmp, req->bytes);
+        }
+    }
+    mp_send_queue(peer, req);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,165 @@
+/* segment.c -- the node's shared segment: create, attach, unlink.  MemPI, BSD-3-Clause.
+ *
+ * Local rank 0 creates the segment with O_EXCL and mode 0600 under a name that nobody outside
+ * the job can predict ("/mempi-<job id>-<128 random bits>"), publishes the name through the PMI
+ * key-value space, and every local rank maps it.  Each rank then increments `attached`; the
+ * rank that brings it to the local size unlinks the name.  From that moment the segment lives
+ * only as long as some rank maps it, so nothing is left in /dev/shm after any exit, even
+ * SIGKILL.  (A rank killed in the short window before everyone attached would leave the name
+ * behind; mpiexec removes /dev/shm/mempi-<job id>-* when a job ends for that case.)
+ *
+ * A job with one local rank maps anonymous shared memory and never touches /dev/shm.
+ */
+#include "transport/shm/shm.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+mp_shm_state mp_shm;
+
+static size_t align_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+static void layout(mp_seg *s, int nlocal)
+{
+    s->magic = MP_SHM_MAGIC;   /* published to other ranks by the PMI fence that follows */
+    s->nlocal = (uint32_t)nlocal;
+    s->cells = (uint32_t)mp_cfg.shm_cells;
+    s->chunk_size = mp_cfg.shm_chunk;
+    s->chunks = mp_cfg.shm_chunks;
+    s->off_ranks = align_up(sizeof(mp_seg), 4096);
+    s->off_rings = align_up(s->off_ranks + (size_t)nlocal * sizeof(mp_rank_area), 4096);
+    size_t rings = (size_t)nlocal * (size_t)nlocal * s->cells * MP_CELL_SIZE;
+    s->off_pools = align_up(s->off_rings + rings, 4096);
+    size_t pools = (size_t)nlocal * s->chunks * (sizeof(mp_chunk) + s->chunk_size);
+    s->total = align_up(s->off_pools + pools, 4096);
+}
+
+static int make_name(char *name, size_t len)
+{
+    unsigned char rnd[16];
+    char job[64] = "0";
+    if (mp_random_bytes(rnd, sizeof rnd) != 0)
+        return -1;
+    if (mp_pmi_get("MEMPI_JOB_ID", job, sizeof job) != 0 || strspn(job, "0123456789abcdef") != strlen(job))
+        snprintf(job, sizeof job, "%d", (int)getpid());
+    int n = snprintf(name, len, "/mempi-%s-", job);
+    for (size_t i = 0; i < sizeof rnd && (size_t)n + 2 < len; i++)
+        n += snprintf(name + n, len - (size_t)n, "%02x", rnd[i]);
+    return 0;
+}
+
+static int map_anonymous(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return mp_error_code(MPI_ERR_NO_MEM, "cannot map %zu bytes of shared memory: %s",
+                             size, strerror(errno));
+    mp_shm.seg = p;
+    mp_shm.map_size = size;
+    return MPI_SUCCESS;
+}
+
+static int map_named(const char *name, int create, size_t size)
+{
+    int fd = create ? shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600)
+                    : shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return mp_error_code(MPI_ERR_OTHER, "cannot %s shared segment %s: %s",
+                             create ? "create" : "open", name, strerror(errno));
+    if (create && ftruncate(fd, (off_t)size) != 0) {
+        int e = errno;
+        close(fd);
+        shm_unlink(name);
+        return mp_error_code(MPI_ERR_NO_MEM, "cannot size shared segment to %zu bytes: %s "
+                             "(is /dev/shm large enough?)", size, strerror(e));
+    }
+    if (!create) {
+        struct stat st;
+        if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(mp_seg)) {
+            close(fd);
+            return mp_error_code(MPI_ERR_OTHER, "shared segment %s is malformed", name);
+        }
+        size = (size_t)st.st_size;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        if (create)
+            shm_unlink(name);
+        return mp_error_code(MPI_ERR_NO_MEM, "cannot map shared segment (%zu bytes): %s",
+                             size, strerror(errno));
+    }
+    mp_shm.seg = p;
+    mp_shm.map_size = size;
+    return MPI_SUCCESS;
+}
+
+int mp_segment_create_or_attach(void)
+{
+    int nlocal = mp_world.local_size, me = mp_world.local_rank, err;
+    mp_seg probe;
+    memset(&probe, 0, sizeof probe);
+    layout(&probe, nlocal);
+    char name[128], key[32];
+    snprintf(key, sizeof key, "mempi-shm-%d", mp_world.node);
+
+    if (nlocal == 1) {
+        if ((err = map_anonymous(probe.total)))
+            return err;
+        memcpy(mp_shm.seg, &probe, sizeof probe);
+    } else if (me == 0) {
+        if (make_name(name, sizeof name) != 0)
+            return mp_error_code(MPI_ERR_OTHER, "no randomness for the segment name");
+        if ((err = map_named(name, 1, probe.total)))
+            return err;
+        memcpy(mp_shm.seg, &probe, sizeof probe);   /* fresh pages are zero: all cells empty */
+        if (mp_pmi_put(key, name) != 0)
+            return mp_error_code(MPI_ERR_OTHER, "PMI put of the segment name failed: %s",
+                                 mp_pmi_error());
+    }
+    if (mp_pmi_fence() != 0)
+        return mp_error_code(MPI_ERR_OTHER, "PMI fence failed: %s", mp_pmi_error());
+    if (nlocal > 1 && me != 0) {
+        if (mp_pmi_get(key, name, sizeof name) != 0)
+            return mp_error_code(MPI_ERR_OTHER, "PMI get of the segment name failed: %s",
+                                 mp_pmi_error());
+        if ((err = map_named(name, 0, 0)))
+            return err;
+        if (mp_shm.seg->magic != MP_SHM_MAGIC || mp_shm.seg->nlocal != (uint32_t)nlocal ||
+            mp_shm.seg->total > mp_shm.map_size)
+            return mp_error_code(MPI_ERR_OTHER, "shared segment %s does not match this job "
+                                 "(different MEMPI_SHM_* settings across ranks?)", name);
+    }
+    mp_shm.nlocal = nlocal;
+    mp_shm.me = me;
+    mp_shm.mask = mp_shm.seg->cells - 1;
+    mp_shm.chunk_stride = sizeof(mp_chunk) + mp_shm.seg->chunk_size;
+    mp_shm.send_pos = mp_calloc((size_t)nlocal, sizeof(uint32_t));
+    mp_shm.recv_pos = mp_calloc((size_t)nlocal, sizeof(uint32_t));
+
+    mp_rank_area *ra = mp_shm_rank(me);
+    ra->pid = (int32_t)getpid();
+    ra->world_rank = mp_world.rank;
+    /* The last rank to attach removes the name: from now on only mappings keep it alive. */
+    unsigned n = atomic_fetch_add_explicit(&mp_shm.seg->attached, 1, memory_order_acq_rel) + 1;
+    if (nlocal > 1 && n == (unsigned)nlocal) {
+        shm_unlink(name);
+    }
+    return MPI_SUCCESS;
+}
+
+void mp_segment_detach(void)
+{
+    if (mp_shm.seg)
+        munmap(mp_shm.seg, mp_shm.map_size);
+    mp_shm.seg = NULL;
+    free(mp_shm.send_pos);
+    free(mp_shm.recv_pos);
+}

@@ -1,0 +1,180 @@
+/* shm.c -- the shared-memory transport: send into a peer's FIFO, poll our own FIFOs.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Sending writes one cell of ring(receiver <- me); a payload that does not fit the cell goes
+ * into a chunk of our own pool and the cell names it.  The sender packs straight from the
+ * user's buffer (through the datatype engine) into shared memory: one copy in, one copy out.
+ * A full ring or an exhausted pool returns MP_AGAIN; the caller keeps the message queued and
+ * retries after progress, so nothing is dropped and order per pair is kept.
+ *
+ * Polling visits every sender's ring starting from a rotating position (fairness), and hands
+ * at most a few packets per ring per call to the point-to-point handler.
+ */
+#include "transport/shm/shm.h"
+#include <string.h>
+
+mp_packet_handler mp_on_packet;
+
+static void copy_payload(void *dst, const mp_payload *p)
+{
+    if (p->len == 0)
+        return;
+    if (p->dt == NULL)
+        memcpy(dst, (const char *)p->buf + p->offset, p->len);
+    else if (p->dt->is_contig)
+        memcpy(dst, (const char *)p->buf + p->dt->true_lb + p->offset, p->len);
+    else
+        mp_pack(p->buf, p->count, p->dt, p->offset, dst, p->len);
+}
+
+/* Finds a free chunk of our pool, or returns -1. */
+static int64_t chunk_alloc(void)
+{
+    uint32_t n = (uint32_t)mp_shm.seg->chunks;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = (mp_shm.pool_next + i) % n;
+        mp_chunk *c = mp_shm_chunk(mp_shm.me, idx);
+        if (atomic_load_explicit(&c->busy, memory_order_acquire) == 0) {
+            atomic_store_explicit(&c->busy, 1, memory_order_relaxed);
+            mp_shm.pool_next = idx + 1;
+            return idx;
+        }
+    }
+    return -1;
+}
+
+static int shm_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload)
+{
+    int peer = mp_world.procs[world_peer].local;
+    uint32_t pos = mp_shm.send_pos[peer];
+    mp_cell *cell = mp_shm_ring(peer, mp_shm.me) + (pos & mp_shm.mask);
+    if (atomic_load_explicit(&cell->full, memory_order_acquire))
+        return MP_AGAIN;
+    size_t len = payload ? payload->len : 0;
+    if (len <= MP_CELL_INLINE) {
+        cell->chunk = 0;
+        if (len)
+            copy_payload(cell->data, payload);
+    } else {
+        int64_t idx = chunk_alloc();
+        if (idx < 0)
+            return MP_AGAIN;
+        copy_payload(mp_shm_chunk(mp_shm.me, (uint32_t)idx) + 1, payload);
+        cell->chunk = (uint32_t)idx + 1;
+    }
+    cell->hdr = *hdr;
+    cell->hdr.len = (uint32_t)len;
+    atomic_store_explicit(&cell->full, 1, memory_order_release);
+    mp_shm.send_pos[peer] = pos + 1;
+    if (MP_UNLIKELY(atomic_load_explicit(&mp_shm_rank(peer)->sleeping, memory_order_relaxed)))
+        mp_shm_wake(world_peer);
+    return 0;
+}
+
+#define MP_POLL_BURST 8
+
+static int poll_ring(int sender)
+{
+    int events = 0;
+    mp_cell *ring = mp_shm_ring(mp_shm.me, sender);
+    uint32_t pos = mp_shm.recv_pos[sender];
+    while (events < MP_POLL_BURST) {
+        mp_cell *cell = ring + (pos & mp_shm.mask);
+        if (!atomic_load_explicit(&cell->full, memory_order_acquire))
+            break;
+        mp_chunk *chunk = cell->chunk ? mp_shm_chunk(sender, cell->chunk - 1) : NULL;
+        const void *payload = chunk ? (const void *)(chunk + 1) : (const void *)cell->data;
+        /* Advance first: the handler may poll again (it never does today, but a
+         * re-entrant poll must not see this cell twice). */
+        mp_shm.recv_pos[sender] = ++pos;
+        mp_on_packet(mp_world.local_world[sender], &cell->hdr, payload);
+        if (chunk)
+            atomic_store_explicit(&chunk->busy, 0, memory_order_release);
+        atomic_store_explicit(&cell->full, 0, memory_order_release);
+        events++;
+    }
+    return events;
+}
+
+static int shm_poll(void)
+{
+    int n = mp_shm.nlocal, events = 0;
+    int start = mp_shm.poll_start;
+    for (int i = 0; i < n; i++) {
+        int s = start + i;
+        if (s >= n)
+            s -= n;
+        events += poll_ring(s);
+    }
+    mp_shm.poll_start = start + 1 < n ? start + 1 : 0;
+    return events;
+}
+
+mp_transport mp_shm_transport = {
+    .name = "shm",
+    .send = shm_send,
+    .read = mp_cma_read,
+    .write = mp_cma_write,
+    .poll = shm_poll,
+};
+
+/* Sense-reversing barrier over the node's ranks.  The last arrival resets the count and then
+ * bumps the generation with release; waiters acquire the generation.  Waiters keep polling
+ * their queues so that peers blocked on a full queue towards them can finish first. */
+void mp_shm_barrier(void)
+{
+    mp_seg *s = mp_shm.seg;
+    unsigned gen = atomic_load_explicit(&s->bar_gen, memory_order_acquire);
+    unsigned arrived = atomic_fetch_add_explicit(&s->bar_count, 1, memory_order_acq_rel) + 1;
+    if (arrived == s->nlocal) {
+        atomic_store_explicit(&s->bar_count, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->bar_gen, gen + 1, memory_order_release);
+        return;
+    }
+    unsigned spins = 0;
+    while (atomic_load_explicit(&s->bar_gen, memory_order_acquire) == gen) {
+        if (mp_on_packet)
+            shm_poll();
+        mp_idle(&spins);
+    }
+}
+
+void mp_shm_wake(int world_peer)
+{
+    (void)world_peer;   /* futex sleeping arrives with the waiting-policy work (issue 8) */
+}
+
+int mp_shm_init(void)
+{
+    int err = mp_segment_create_or_attach();
+    if (err)
+        return err;
+    mp_shm_transport.max_payload = mp_shm.seg->chunk_size;
+    mp_shm_transport.eager_max = mp_cfg.eager_max;
+    int cma = 0;
+    if (mp_cfg.cma != 0)
+        cma = mp_cma_probe();
+    else
+        mp_shm_barrier();
+    if (mp_cfg.cma == 1 && !cma)
+        return mp_error_code(MPI_ERR_OTHER, "MEMPI_CMA=1 but the kernel refuses "
+                             "process_vm_readv between the ranks of this node");
+    mp_shm.cma = cma;
+    mp_shm_transport.single_copy = cma;
+    if (mp_cfg.verbose && mp_world.rank == 0)
+        fprintf(stderr, "MemPI: shm transport: %d local ranks, %u cells/queue, %zu chunks of %zu "
+                "bytes/rank, single copy %s, segment %.1f MiB\n", mp_shm.nlocal,
+                mp_shm.seg->cells, (size_t)mp_shm.seg->chunks, (size_t)mp_shm.seg->chunk_size,
+                cma ? "on" : "off", (double)mp_shm.seg->total / 1048576.0);
+    return MPI_SUCCESS;
+}
+
+void mp_shm_finalize(void)
+{
+    mp_segment_detach();
+}
+
+int mp_transports_poll(void)
+{
+    return shm_poll();
+}

@@ -1,0 +1,203 @@
+/* options.c -- mpiexec's command line and MPIEXEC_TIMEOUT, parsed strictly.  MemPI, BSD-3-Clause (see LICENSE). */
+
+/*
+ * Options come before the program; the first word that is not an option (or
+ * the word after `--`) is the program.  Anything malformed -- a count that is
+ * not a plain positive integer, an --env without NAME=, an unknown option --
+ * is reported in one line naming the option and the value, and mpiexec exits
+ * with status 2 without starting anything.  Multi-node options are
+ * recognised only to say that this launcher does not do that yet.
+ */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef MEMPI_VERSION
+#define MEMPI_VERSION "unknown"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mpiexec [options] program [args...]\n"
+            "Start an MPI job of N processes on this node (MemPI launcher, PMI-1 server).\n"
+            "\n"
+            "  -n N, -np N              number of processes (default 1)\n"
+            "  --env NAME=VALUE         set an environment variable in every process\n"
+            "  -env NAME VALUE          same (also -genv NAME VALUE)\n"
+            "  --tag-output, -l         prefix every output line with \"[rank] \"\n"
+            "  --timeout S              kill the job after S seconds and exit 124\n"
+            "                           (default: $MPIEXEC_TIMEOUT, or none)\n"
+            "  -h, --help               this text\n"
+            "  --version                print the version\n"
+            "\n"
+            "Exit status: 0 if every process exits 0; else the first failing process's\n"
+            "exit code, 128+N if it was killed by signal N, 124 on timeout, 2 on bad usage.\n");
+}
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "mpiexec: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, " (see mpiexec --help)\n");
+    return 2;
+}
+
+static int env_name_is_valid(const char *s, size_t len)
+{
+    if (len == 0 || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/* Seconds: digits with an optional fraction, no sign, no exponent. */
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    size_t i = 0, digits = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++)
+        digits++;
+    if (s[i] == '.')
+        for (i++; s[i] >= '0' && s[i] <= '9'; i++)
+            digits++;
+    if (digits == 0 || s[i] != '\0')
+        return -1;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || *out > 1e7)
+        return -1;
+    return 0;
+}
+
+static int add_env(mp_options *opt, const char *name, size_t name_len, const char *value)
+{
+    char **env = realloc(opt->env, (size_t)(opt->nenv + 1) * sizeof *env);
+    if (env == NULL)
+        return -1;
+    opt->env = env;
+    size_t n = name_len + strlen(value) + 2;
+    char *s = malloc(n);
+    if (s == NULL)
+        return -1;
+    snprintf(s, n, "%.*s=%s", (int)name_len, name, value);
+    opt->env[opt->nenv++] = s;
+    return 0;
+}
+
+static int is_multinode_option(const char *a)
+{
+    static const char *const names[] = { "-host", "-hosts", "--host", "--hosts", "-f",
+                                          "-hostfile", "--hostfile", "-machinefile",
+                                          "--machinefile", "-ppn", "--ppn", NULL };
+    for (int i = 0; names[i]; i++)
+        if (strcmp(a, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int timeout_from_env(mp_options *opt)
+{
+    const char *s = getenv("MPIEXEC_TIMEOUT");
+    if (s == NULL || s[0] == '\0')
+        return 0;
+    if (parse_seconds(s, &opt->timeout) < 0)
+        return usage_error("invalid MPIEXEC_TIMEOUT='%s'%s: expected seconds, e.g. 60 or 2.5", s, "");
+    return 0;
+}
+
+int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
+{
+    int i, have_n = 0, have_timeout = 0;
+    long n;
+
+    memset(opt, 0, sizeof *opt);
+    opt->nprocs = 1;
+    *done = 0;
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            *done = 1;
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("mpiexec (MemPI) %s\n", MEMPI_VERSION);
+            *done = 1;
+            return 0;
+        } else if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "--n") == 0 ||
+                   strcmp(a, "--np") == 0) {
+            if (next == NULL)
+                return usage_error("option %s needs a process count%s", a, "");
+            if (have_n)
+                return usage_error("option %s given twice%s", a, "");
+            if (mp_pmi_parse_long(next, 1, MP_MPIEXEC_MAX_RANKS, &n) < 0 || next[0] == '-')
+                return usage_error("invalid process count '%s' for %s (expected 1..4096)", next, a);
+            opt->nprocs = n;
+            have_n = 1;
+            i++;
+        } else if (strcmp(a, "--env") == 0 || strcmp(a, "-x") == 0) {
+            const char *eq = next ? strchr(next, '=') : NULL;
+            if (eq == NULL || !env_name_is_valid(next, (size_t)(eq - next)))
+                return usage_error("option %s needs NAME=VALUE, got '%s'", a, next ? next : "");
+            if (add_env(opt, next, (size_t)(eq - next), eq + 1) < 0)
+                return usage_error("out of memory%s%s", "", "");
+            i++;
+        } else if (strcmp(a, "-env") == 0 || strcmp(a, "-genv") == 0) {
+            if (next == NULL || i + 2 >= argc)
+                return usage_error("option %s needs NAME and VALUE%s", a, "");
+            if (!env_name_is_valid(next, strlen(next)))
+                return usage_error("invalid environment variable name '%s' for %s", next, a);
+            if (add_env(opt, next, strlen(next), argv[i + 2]) < 0)
+                return usage_error("out of memory%s%s", "", "");
+            i += 2;
+        } else if (strcmp(a, "--tag-output") == 0 || strcmp(a, "-l") == 0 ||
+                   strcmp(a, "-prepend-rank") == 0) {
+            opt->tag_output = 1;
+        } else if (strcmp(a, "--timeout") == 0 || strcmp(a, "-timeout") == 0) {
+            if (next == NULL || parse_seconds(next, &opt->timeout) < 0)
+                return usage_error("invalid timeout '%s' for %s (expected seconds, e.g. 60 or 2.5)",
+                                   next ? next : "", a);
+            have_timeout = 1;
+            i++;
+        } else if (strcmp(a, "--pmi-port") == 0) {
+            opt->pmi_port = 1;
+        } else if (is_multinode_option(a)) {
+            fprintf(stderr, "mpiexec: option %s: multi-node launch is not yet supported by "
+                            "MemPI's mpiexec; run multi-node jobs with Hydra "
+                            "(mpiexec.hydra) or srun --mpi=pmi2\n", a);
+            return 2;
+        } else {
+            return usage_error("unknown option '%s'%s", a, "");
+        }
+    }
+    if (i >= argc)
+        return usage_error("no program to run%s%s", "", "");
+    if (argv[i][0] == '\0')
+        return usage_error("empty program name%s%s", "", "");
+    opt->argv = argv + i;
+    if (!have_timeout) {
+        int rc = timeout_from_env(opt);
+        if (rc != 0)
+            return rc;
+    }
+    return -1;
+}
+
+void mp_options_free(mp_options *opt)
+{
+    for (int i = 0; i < opt->nenv; i++)
+        free(opt->env[i]);
+    free(opt->env);
+    opt->env = NULL;
+    opt->nenv = 0;
+}
