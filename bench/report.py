@@ -271,7 +271,9 @@ def main():
                "of up to five time-based samples.  Times are in us (lower is better), rates in MB/s "
                "(10^6 bytes/s) or messages/s (higher is better).  **MemPI / best peer** divides MemPI's "
                "median by the better of MPICH and Open MPI: below 1 means MemPI is faster for times; "
-               "above 1 means MemPI is faster for rates.\n")
+               "above 1 means MemPI is faster for rates.  The machine is shared with other work (builds, "
+               "tests); the load averages above show how busy it was, and single points can be "
+               "disturbed by it.\n")
 
     out.append("## Targets (issue 9)\n")
     trows = check_targets(med, units, cases, mempi_note)

@@ -56,6 +56,51 @@ int mp_scan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_O
 int mp_exscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
               mp_comm *comm);
 
+/* Nonblocking forms: same arguments plus the request, completed by the progress engine.
+ * (Internally every collective is a schedule; the blocking form runs it on the spot.) */
+int mp_ibarrier(mp_comm *comm, mp_request **req);
+int mp_ibcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm,
+              mp_request **req);
+int mp_ireduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+               int root, mp_comm *comm, mp_request **req);
+int mp_iallreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+                  mp_comm *comm, mp_request **req);
+int mp_iallgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                  MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req);
+int mp_iallgatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                   const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt,
+                   mp_comm *comm, mp_request **req);
+int mp_igather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+               MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm, mp_request **req);
+int mp_igatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt, int root,
+                mp_comm *comm, mp_request **req);
+int mp_iscatter(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm, mp_request **req);
+int mp_iscatterv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *displs,
+                 mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root,
+                 mp_comm *comm, mp_request **req);
+int mp_ialltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                 MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req);
+int mp_ialltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                  mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                  const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm, mp_request **req);
+int mp_ialltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                  mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
+                  const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm,
+                  mp_request **req);
+int mp_ireduce_scatter(const void *sbuf, void *rbuf, const MPI_Aint *rcounts, mp_datatype *dt,
+                       MPI_Op op, mp_comm *comm, mp_request **req);
+int mp_ireduce_scatter_block(const void *sbuf, void *rbuf, MPI_Aint rcount, mp_datatype *dt,
+                             MPI_Op op, mp_comm *comm, mp_request **req);
+int mp_iscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+             mp_comm *comm, mp_request **req);
+int mp_iexscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
+               mp_comm *comm, mp_request **req);
+
+/* mempi-info: prints every collective's MEMPI_COLL_<NAME> variable and its algorithms. */
+void mp_coll_describe(FILE *out);
+
 /* ---------------------------------------------------------------------------------------------
  * Reduction operations (op.c).  Predefined ops have MPICH's handle values; user ops live in
  * a handle table.  mp_reduce_local computes inout[i] = in[i] op inout[i] -- the order matters

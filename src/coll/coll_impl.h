@@ -113,7 +113,7 @@ enum { MP_ALLREDUCE_RECURSIVE_DOUBLING, MP_ALLREDUCE_RABENSEIFNER, MP_ALLREDUCE_
        MP_ALLREDUCE_REDUCE_BCAST, MP_ALLREDUCE_BTREE4 };
 enum { MP_ALLGATHER_RING, MP_ALLGATHER_RECURSIVE_DOUBLING, MP_ALLGATHER_BRUCK,
        MP_ALLGATHER_GATHER_BCAST, MP_ALLGATHER_BTREE4STAR };
-enum { MP_ALLGATHERV_RING, MP_ALLGATHERV_GATHERV_BCAST };
+enum { MP_ALLGATHERV_RING, MP_ALLGATHERV_GATHERV_BCAST, MP_ALLGATHERV_BTREE4STAR };
 enum { MP_GATHER_BINOMIAL, MP_GATHER_LINEAR };
 enum { MP_SCATTER_BINOMIAL, MP_SCATTER_LINEAR };
 enum { MP_ALLTOALL_PAIRWISE, MP_ALLTOALL_BRUCK, MP_ALLTOALL_LINEAR };
@@ -126,12 +126,18 @@ enum { MP_SCAN_RECURSIVE_DOUBLING, MP_SCAN_LINEAR };
  * ------------------------------------------------------------------------------------------- */
 void mp_build_bcast_binomial(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
                              mp_datatype *dt, int root);
-/* Reduces `count` elements of every member into the root's `acc` (member buffers `acc`
- * hold the contributions on entry and are clobbered).  Order-preserving for team order. */
-void mp_build_reduce_binomial(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
-                              mp_datatype *dt, MPI_Op op, int root);
 void mp_build_allreduce_rd(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
-                           mp_datatype *dt, MPI_Op op);
+                           mp_datatype *dt, MPI_Op op, int commutative);
+/* Binomial reduction tree rooted at member lroot; members' acc buffers hold their input and
+ * are clobbered.  Returns the buffer holding the result at lroot (acc or a scratch). */
+void *mp_build_reduce_tree(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
+                           mp_datatype *dt, MPI_Op op, int lroot, int commutative);
+void mp_build_reduce_to(mp_sched *s, const mp_team *t, void *acc, void *result, MPI_Aint count,
+                        mp_datatype *dt, MPI_Op op, int root, int commutative);
+void mp_build_barrier_dissemination(mp_sched *s, const mp_team *t);
+void mp_build_allgatherv_btree4star(mp_sched *s, mp_comm *comm, void *rbuf,
+                                    const MPI_Aint *counts, const MPI_Aint *displs,
+                                    mp_datatype *dt);
 /* Block i (rcounts[i] elements of dt at buf + displs[i]*extent) is initially only at
  * member i; afterwards every member has all blocks. */
 void mp_build_allgatherv_ring(mp_sched *s, const mp_team *t, void *buf, const MPI_Aint *counts,
@@ -140,6 +146,46 @@ void mp_build_allgatherv_ring(mp_sched *s, const mp_team *t, void *buf, const MP
  * must already be in place. */
 void mp_build_gatherv_linear(mp_sched *s, const mp_team *t, void *buf, const MPI_Aint *counts,
                              const MPI_Aint *displs, mp_datatype *dt, int root);
+
+/* ---------------------------------------------------------------------------------------------
+ * Intercommunicator forms (inter.c)
+ * ------------------------------------------------------------------------------------------- */
+int mp_build_inter_barrier(mp_sched *s, mp_comm *comm);
+int mp_build_inter_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp_datatype *dt,
+                         int root);
+int mp_build_inter_reduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
+                          MPI_Aint count, mp_datatype *dt, MPI_Op op, int root);
+int mp_build_inter_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
+                             MPI_Aint count, mp_datatype *dt, MPI_Op op);
+int mp_build_inter_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                             mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt);
+int mp_build_inter_allgatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                              mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                              const MPI_Aint *displs, mp_datatype *rdt);
+int mp_build_inter_gather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                          mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
+                          int root);
+int mp_build_inter_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                           mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                           const MPI_Aint *displs, mp_datatype *rdt, int root);
+int mp_build_inter_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                           mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
+                           int root);
+int mp_build_inter_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf,
+                            const MPI_Aint *scounts, const MPI_Aint *displs, mp_datatype *sdt,
+                            void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root);
+int mp_build_inter_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                            mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt);
+int mp_build_inter_alltoallv(mp_sched *s, mp_comm *comm, const void *sbuf,
+                             const MPI_Aint *scounts, const MPI_Aint *sdispls, mp_datatype *sdt,
+                             void *rbuf, const MPI_Aint *rcounts, const MPI_Aint *rdispls,
+                             mp_datatype *rdt);
+int mp_build_inter_alltoallw(mp_sched *s, mp_comm *comm, const void *sbuf,
+                             const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                             mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
+                             const MPI_Aint *rdispls, mp_datatype *const *rdts);
+int mp_build_inter_reduce_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
+                                  const MPI_Aint *rcounts, mp_datatype *dt, MPI_Op op);
 
 /* Ends every collective entry point: run now (req == NULL) or start in the background. */
 static inline int mp_coll_finish(mp_sched *s, int err, mp_request **req)

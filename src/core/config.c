@@ -25,10 +25,8 @@ const mp_config_var mp_config_vars[] = {
       "pool chunks owned by each rank for eager data and pipelined copies" },
     { "MEMPI_CMA",        "auto",
       "single copy between processes with process_vm_readv/writev: auto|0|1 (auto probes at start)" },
-    { "MEMPI_SENDREQ",    "1",
-      "receivers send requests for sending so the sender writes into the posted buffer (papers' SR); 0 = NSR" },
     { "MEMPI_WAIT",       "auto",
-      "waiting policy of blocking calls: auto|spin|yield|sleep (auto: yield when ranks outnumber cores)" },
+      "waiting policy of blocking calls: auto|spin|yield|sleep (auto: yield soon when ranks outnumber cores; sleep acts as yield until futex waiting lands)" },
     { "MEMPI_SPIN",       "4000",
       "polls of the progress engine before a blocking call starts yielding the core" },
     { "MEMPI_STATS",      "0",
@@ -154,7 +152,6 @@ int mp_config_load(void)
         (err = load_size("MEMPI_SHM_CHUNK", 1024, (size_t)16 << 20, &mp_cfg.shm_chunk)) ||
         (err = load_size("MEMPI_SHM_CHUNKS", 4, 65536, &mp_cfg.shm_chunks)) ||
         (err = load_choice("MEMPI_CMA", cma_choices, "auto, 0 or 1", &cma)) ||
-        (err = load_int("MEMPI_SENDREQ", 0, 1, &mp_cfg.sendreq)) ||
         (err = load_choice("MEMPI_WAIT", wait_choices, "auto, spin, yield or sleep",
                            &mp_cfg.wait_policy)) ||
         (err = load_int("MEMPI_SPIN", 0, 100000000, &spin)) ||

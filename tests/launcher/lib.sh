@@ -70,9 +70,9 @@ expect_faster_than() {
 
 # No process of this test's helper may survive the job.
 expect_no_leftovers() {
-    if pgrep -f "$TMP/pmi_helper" >/dev/null 2>&1; then
-        pgrep -af "$TMP/pmi_helper" >&2
-        for pid in $(pgrep -f "$TMP/pmi_helper"); do kill -9 "$pid" 2>/dev/null; done
+    if pgrep -f "^$TMP/pmi_helper" >/dev/null 2>&1; then
+        pgrep -af "^$TMP/pmi_helper" >&2
+        for pid in $(pgrep -f "^$TMP/pmi_helper"); do kill -9 "$pid" 2>/dev/null; done
         fail "helper processes left behind: $1"
     fi
 }

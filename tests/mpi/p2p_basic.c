@@ -1,4 +1,5 @@
 /* mempi-test: np=2,3,4,8 timeout=90 */
+/* mempi-test: np=2,3 timeout=90 env=MEMPI_CMA=0 */
 /* p2p_basic.c -- point-to-point data, status and order across every protocol size.
  * MemPI, BSD-3-Clause (see LICENSE).
  *

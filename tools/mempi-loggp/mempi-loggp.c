@@ -65,7 +65,7 @@
 #define TAG_RESULT 102
 #define MAX_SIZES 32
 #define WARMUP 10
-#define BURST_BYTES (32L << 20)
+#define BURST_BYTES (8L << 20)      /* bursts stay near cache size, like a ping-pong */
 
 typedef enum { MODE_STANDARD, MODE_SYNCHRONOUS, MODE_BUFFERED, MODE_READY } send_kind;
 
@@ -569,7 +569,7 @@ int main(int argc, char **argv)
         if (node[r] != node[0] && inter_peer < 0) inter_peer = r;
     }
 
-    /* buffers: a burst of up to 32 MiB of receives, and the Bsend buffer */
+    /* buffers: a burst of receives (BURST_BYTES, at least 4 messages), and the Bsend buffer */
     sbuf = malloc((size_t)o.max_size + 64);
     rbuf = malloc((size_t)BURST_BYTES + (size_t)4 * o.max_size + 64);
     memset(sbuf, 1, (size_t)o.max_size + 64);

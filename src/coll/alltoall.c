@@ -1,0 +1,246 @@
+/* alltoall.c -- MPI_Alltoall(v,w) / MPI_Ialltoall(v,w).  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Algorithms:
+ *   pairwise  n-1 steps; in step k rank r sends to r+k and receives from r-k, so every rank
+ *             has exactly one message in and one out at a time.  Any n.  Large blocks.
+ *   bruck     ceil(log2 n) steps for small blocks: blocks are rotated so block i goes to rank
+ *             me+i, in step k every block whose index has bit k set moves 2^k ranks on (packed
+ *             into one message), and a final rotation puts them in place.  Works on packed
+ *             bytes because the send and receive types differ.
+ *   linear    every receive and send posted at once (small n, or v/w variants).
+ * MPI_IN_PLACE: the receive buffer is first copied (packed) to scratch and used as the
+ * send buffer, so every algorithm works unchanged.  The v and w variants are one code path:
+ * alltoallv turns its element displacements into byte displacements and per-peer types.
+ */
+#include "coll/coll_impl.h"
+#include <string.h>
+
+/* One description of "block for/from peer i": address and (count, type). */
+typedef struct a2a {
+    const char *sbase; const MPI_Aint *sc, *sd; mp_datatype *const *st;
+    char *rbase; const MPI_Aint *rc, *rd; mp_datatype *const *rt;
+} a2a;
+
+static void pair_step(mp_sched *s, const a2a *x, int to, int from)
+{
+    mp_sched_recv(s, x->rbase + x->rd[from], x->rc[from], x->rt[from], from);
+    mp_sched_send(s, x->sbase + x->sd[to], x->sc[to], x->st[to], to);
+}
+
+static void build_pairwise(mp_sched *s, mp_comm *comm, const a2a *x)
+{
+    int n = comm->size, me = comm->rank;
+    mp_sched_copy(s, x->sbase + x->sd[me], x->sc[me], x->st[me], x->rbase + x->rd[me],
+                  x->rc[me], x->rt[me]);
+    for (int k = 1; k < n; k++) {
+        pair_step(s, x, (me + k) % n, (me - k + n) % n);
+        mp_sched_fence(s);
+    }
+}
+
+static void build_linear(mp_sched *s, mp_comm *comm, const a2a *x)
+{
+    int n = comm->size, me = comm->rank;
+    mp_sched_copy(s, x->sbase + x->sd[me], x->sc[me], x->st[me], x->rbase + x->rd[me],
+                  x->rc[me], x->rt[me]);
+    for (int k = 1; k < n; k++)
+        mp_sched_recv(s, x->rbase + x->rd[(me - k + n) % n], x->rc[(me - k + n) % n],
+                      x->rt[(me - k + n) % n], (me - k + n) % n);
+    for (int k = 1; k < n; k++)
+        mp_sched_send(s, x->sbase + x->sd[(me + k) % n], x->sc[(me + k) % n],
+                      x->st[(me + k) % n], (me + k) % n);
+    mp_sched_fence(s);
+}
+
+/* Regular alltoall, Bruck, on packed blocks of `bb` bytes. */
+static void build_bruck(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                        mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
+{
+    int n = comm->size, me = comm->rank;
+    mp_datatype *byte = mp_datatype_get(MPI_BYTE);
+    MPI_Aint bb = (MPI_Aint)mp_datatype_bytes(sdt, scount);
+    char *tmp = mp_sched_alloc(s, (size_t)(n * bb));
+    char *sendpk = mp_sched_alloc(s, (size_t)(n * bb)), *recvpk = mp_sched_alloc(s, (size_t)(n * bb));
+    for (int i = 0; i < n; i++)        /* tmp[i] = block for rank me+i */
+        mp_sched_copy(s, mp_elem(sbuf, ((me + i) % n) * scount, sdt), scount, sdt,
+                      tmp + i * bb, bb, byte);
+    for (int d = 1; d < n; d <<= 1) {
+        int k = 0;
+        for (int i = 1; i < n; i++)
+            if (i & d)
+                mp_sched_copy(s, tmp + i * bb, bb, byte, sendpk + (k++) * bb, bb, byte);
+        mp_sched_recv(s, recvpk, k * bb, byte, (me - d + n) % n);
+        mp_sched_send(s, sendpk, k * bb, byte, (me + d) % n);
+        mp_sched_fence(s);
+        k = 0;
+        for (int i = 1; i < n; i++)
+            if (i & d)
+                mp_sched_copy(s, recvpk + (k++) * bb, bb, byte, tmp + i * bb, bb, byte);
+    }
+    for (int i = 0; i < n; i++)        /* tmp[i] came from rank me-i */
+        mp_sched_copy(s, tmp + i * bb, bb, byte, mp_elem(rbuf, ((me - i + n) % n) * rcount, rdt),
+                      rcount, rdt);
+}
+
+/* MPI_IN_PLACE: pack each block of the receive buffer into scratch; send from there. */
+static void in_place_source(mp_sched *s, mp_comm *comm, a2a *x)
+{
+    int n = comm->size;
+    mp_datatype *byte = mp_datatype_get(MPI_BYTE);
+    MPI_Aint *sc = mp_sched_alloc(s, 2 * (size_t)n * sizeof(MPI_Aint)), *sd = sc + n;
+    mp_datatype **st = mp_sched_alloc(s, (size_t)n * sizeof(mp_datatype *));
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += mp_datatype_bytes(x->rt[i], x->rc[i]);
+    char *pk = mp_sched_alloc(s, total);
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        sc[i] = (MPI_Aint)mp_datatype_bytes(x->rt[i], x->rc[i]);
+        sd[i] = (MPI_Aint)off;
+        st[i] = byte;
+        mp_sched_copy(s, x->rbase + x->rd[i], x->rc[i], x->rt[i], pk + off, sc[i], byte);
+        off += (size_t)sc[i];
+    }
+    x->sbase = pk; x->sc = sc; x->sd = sd; x->st = st;
+}
+
+static int build_alltoallw(mp_sched *s, mp_comm *comm, int coll, a2a *x, size_t avg_bytes)
+{
+    if (x->sbase == MPI_IN_PLACE)
+        in_place_source(s, comm, x);
+    mp_coll_args a = { avg_bytes, 0, 1 };
+    if (mp_coll_select(coll, comm, &a) == MP_ALLTOALLV_LINEAR)
+        build_linear(s, comm, x);
+    else
+        build_pairwise(s, comm, x);
+    return MPI_SUCCESS;
+}
+
+/* Expands regular or v arguments to the w form (byte displacements, a type per peer). */
+static a2a expand(mp_sched *s, int n, const void *sbuf, const MPI_Aint *scounts,
+                  const MPI_Aint *sdispls, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                  const MPI_Aint *rcounts, const MPI_Aint *rdispls, MPI_Aint rcount,
+                  mp_datatype *rdt)
+{
+    MPI_Aint *v = mp_sched_alloc(s, 4 * (size_t)n * sizeof(MPI_Aint));
+    mp_datatype **t = mp_sched_alloc(s, 2 * (size_t)n * sizeof(mp_datatype *));
+    for (int i = 0; i < n; i++) {
+        if (sbuf != MPI_IN_PLACE) {
+            v[i] = scounts ? scounts[i] : scount;
+            v[n + i] = (scounts ? sdispls[i] : i * scount) * sdt->extent;
+        }
+        v[2 * n + i] = rcounts ? rcounts[i] : rcount;
+        v[3 * n + i] = (rcounts ? rdispls[i] : i * rcount) * rdt->extent;
+        t[i] = sdt;
+        t[n + i] = rdt;
+    }
+    a2a x = { sbuf, v, v + n, t, rbuf, v + 2 * n, v + 3 * n, t + n };
+    return x;
+}
+
+static int build_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                          mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
+{
+    if (comm->is_inter)
+        return mp_build_inter_alltoall(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt);
+    int n = comm->size;
+    size_t bytes = mp_datatype_bytes(rdt, rcount);
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    mp_coll_args a = { bytes, 0, 1 };
+    int alg = mp_coll_select(MP_COLL_ALLTOALL, comm, &a);
+    if (alg == MP_ALLTOALL_BRUCK && sbuf != MPI_IN_PLACE) {
+        build_bruck(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt);
+        return MPI_SUCCESS;
+    }
+    a2a x = expand(s, n, sbuf, NULL, NULL, scount, sdt, rbuf, NULL, NULL, rcount, rdt);
+    if (sbuf == MPI_IN_PLACE)
+        in_place_source(s, comm, &x);
+    if (alg == MP_ALLTOALL_LINEAR)
+        build_linear(s, comm, &x);
+    else
+        build_pairwise(s, comm, &x);
+    return MPI_SUCCESS;
+}
+
+int mp_ialltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                 MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req)
+{
+    mp_sched *s = mp_sched_new(comm);
+    if (req) {
+        mp_sched_hold_dt(s, sdt);
+        mp_sched_hold_dt(s, rdt);
+    }
+    return mp_coll_finish(s, build_alltoall(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt), req);
+}
+
+int mp_alltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm)
+{
+    return mp_ialltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL);
+}
+
+int mp_ialltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                  mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                  const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm, mp_request **req)
+{
+    mp_sched *s = mp_sched_new(comm);
+    if (req) {
+        mp_sched_hold_dt(s, sdt);
+        mp_sched_hold_dt(s, rdt);
+    }
+    if (comm->is_inter)
+        return mp_coll_finish(s, mp_build_inter_alltoallv(s, comm, sbuf, scounts, sdispls, sdt,
+                                                          rbuf, rcounts, rdispls, rdt), req);
+    int n = comm->size;
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += mp_datatype_bytes(rdt, rcounts[i]);
+    a2a x = expand(s, n, sbuf, scounts, sdispls, 0, sdt, rbuf, rcounts, rdispls, 0, rdt);
+    return mp_coll_finish(s, build_alltoallw(s, comm, MP_COLL_ALLTOALLV, &x, total / (size_t)n),
+                          req);
+}
+
+int mp_alltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                 mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                 const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm)
+{
+    return mp_ialltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, NULL);
+}
+
+int mp_ialltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                  mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
+                  const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm,
+                  mp_request **req)
+{
+    mp_sched *s = mp_sched_new(comm);
+    int n = comm->is_inter ? comm->remote_size : comm->size;
+    /* copy the arrays: a nonblocking call may outlive them */
+    MPI_Aint *v = mp_sched_alloc(s, 4 * (size_t)n * sizeof(MPI_Aint));
+    mp_datatype **t = mp_sched_alloc(s, 2 * (size_t)n * sizeof(mp_datatype *));
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (sbuf != MPI_IN_PLACE) {
+            v[i] = scounts[i]; v[n + i] = sdispls[i]; t[i] = sdts[i];
+            if (req)
+                mp_sched_hold_dt(s, sdts[i]);
+        }
+        v[2 * n + i] = rcounts[i]; v[3 * n + i] = rdispls[i]; t[n + i] = rdts[i];
+        if (req)
+            mp_sched_hold_dt(s, rdts[i]);
+        total += mp_datatype_bytes(rdts[i], rcounts[i]);
+    }
+    a2a x = { sbuf, v, v + n, t, rbuf, v + 2 * n, v + 3 * n, t + n };
+    if (comm->is_inter)
+        return mp_coll_finish(s, mp_build_inter_alltoallw(s, comm, sbuf, v, v + n, t, rbuf,
+                                                          v + 2 * n, v + 3 * n, t + n), req);
+    return mp_coll_finish(s, build_alltoallw(s, comm, MP_COLL_ALLTOALLW, &x, total / (size_t)n),
+                          req);
+}
+
+int mp_alltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                 mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
+                 const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm)
+{
+    return mp_ialltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm, NULL);
+}

@@ -1,0 +1,212 @@
+/* select.c -- which algorithm each collective uses: the one readable table.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Each collective has a list of algorithm names (index = the MP_<COLL>_<ALG> enum value)
+ * and a rule function that picks one from the message size, the process count, the
+ * commutativity of the op and the node layout.  MEMPI_COLL_<NAME>=<algorithm> (e.g.
+ * MEMPI_COLL_ALLREDUCE=ring) overrides the rule; it is parsed strictly at MPI_Init and an
+ * unknown name is an error that names the variable, the value and the valid choices.
+ * A forced algorithm whose preconditions do not hold for a particular call (ring allreduce
+ * with a non-commutative op, recursive-doubling allgather on 6 ranks, ...) falls back to a
+ * general one in the family file, so forcing never produces wrong results.
+ *
+ * Every rank of a call must choose the same algorithm: rules only look at arguments that are
+ * equal on all ranks (sizes by the standard's signature rules, process count, layout, op).
+ *
+ * The thresholds are first guesses for a shared-memory node (2 cores); bench/ measures them.
+ */
+#include "coll/coll_impl.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*rule_fn)(mp_comm *comm, const mp_coll_args *a);
+
+typedef struct coll_entry {
+    const char *name;                 /* "bcast" -> variable MEMPI_COLL_BCAST */
+    const char *const *algs;          /* NULL-terminated, index = enum value */
+    rule_fn rule;
+    int forced;                       /* -1 = use the rule */
+} coll_entry;
+
+static const char *const barrier_algs[] = { "dissemination", "node", NULL };
+static const char *const bcast_algs[] = { "binomial", "scatter_allgather", "two_stage", "linear", NULL };
+static const char *const reduce_algs[] = { "binomial", "linear", "node", NULL };
+static const char *const allreduce_algs[] = { "recursive_doubling", "rabenseifner", "ring",
+                                              "reduce_bcast", "btree4", NULL };
+static const char *const allgather_algs[] = { "ring", "recursive_doubling", "bruck",
+                                              "gather_bcast", "btree4star", NULL };
+static const char *const allgatherv_algs[] = { "ring", "gatherv_bcast", "btree4star", NULL };
+static const char *const gather_algs[] = { "binomial", "linear", NULL };
+static const char *const scatter_algs[] = { "binomial", "linear", NULL };
+static const char *const alltoall_algs[] = { "pairwise", "bruck", "linear", NULL };
+static const char *const alltoallv_algs[] = { "pairwise", "linear", NULL };
+static const char *const reduce_scatter_algs[] = { "reduce_scatterv", "pairwise", NULL };
+static const char *const scan_algs[] = { "recursive_doubling", "linear", NULL };
+
+static int node_aware(mp_comm *comm) { return mp_coll_node_aware_useful(comm); }
+
+/* ---- the rules ------------------------------------------------------------------------- */
+static int rule_barrier(mp_comm *c, const mp_coll_args *a)
+{
+    return node_aware(c) ? MP_BARRIER_NODE : MP_BARRIER_DISSEMINATION;
+}
+
+static int rule_bcast(mp_comm *c, const mp_coll_args *a)
+{
+    if (node_aware(c))
+        return MP_BCAST_TWO_STAGE;           /* each stage picks binomial / scatter by size */
+    if (a->bytes < 12288 || c->size <= 2 || a->count < c->size)
+        return MP_BCAST_BINOMIAL;
+    return MP_BCAST_SCATTER_ALLGATHER;
+}
+
+static int rule_reduce(mp_comm *c, const mp_coll_args *a)
+{
+    if (node_aware(c) && (a->commutative || mp_coll_state_of(c)->blocked))
+        return MP_REDUCE_NODE;
+    return MP_REDUCE_BINOMIAL;
+}
+
+static int rule_allreduce(mp_comm *c, const mp_coll_args *a)
+{
+    if (node_aware(c) && (a->commutative || mp_coll_state_of(c)->blocked))
+        return MP_ALLREDUCE_BTREE4;
+    if (!a->commutative || a->bytes < 2048 || a->count < mp_pof2_floor(c->size))
+        return MP_ALLREDUCE_RECURSIVE_DOUBLING;
+    if (a->bytes >= (1u << 20) && c->size > 2)
+        return MP_ALLREDUCE_RING;
+    return MP_ALLREDUCE_RABENSEIFNER;
+}
+
+static int rule_allgather(mp_comm *c, const mp_coll_args *a)
+{
+    size_t total = a->bytes * (size_t)c->size;
+    if (node_aware(c))
+        return MP_ALLGATHER_BTREE4STAR;
+    if (total < 81920)
+        return (c->size & (c->size - 1)) == 0 ? MP_ALLGATHER_RECURSIVE_DOUBLING
+                                              : MP_ALLGATHER_BRUCK;
+    return MP_ALLGATHER_RING;
+}
+
+static int rule_allgatherv(mp_comm *c, const mp_coll_args *a)
+{
+    return node_aware(c) ? MP_ALLGATHERV_BTREE4STAR : MP_ALLGATHERV_RING;
+}
+
+static int rule_gather(mp_comm *c, const mp_coll_args *a)
+{
+    return a->bytes <= 4096 ? MP_GATHER_BINOMIAL : MP_GATHER_LINEAR;
+}
+
+static int rule_linear(mp_comm *c, const mp_coll_args *a) { return 1; }
+
+static int rule_scatter(mp_comm *c, const mp_coll_args *a)
+{
+    return a->bytes <= 4096 ? MP_SCATTER_BINOMIAL : MP_SCATTER_LINEAR;
+}
+
+static int rule_alltoall(mp_comm *c, const mp_coll_args *a)
+{
+    if (a->bytes <= 256 && c->size >= 8)
+        return MP_ALLTOALL_BRUCK;
+    if (a->bytes <= 32768 && c->size <= 8)
+        return MP_ALLTOALL_LINEAR;
+    return MP_ALLTOALL_PAIRWISE;
+}
+
+static int rule_alltoallv(mp_comm *c, const mp_coll_args *a)
+{
+    return c->size <= 8 ? MP_ALLTOALLV_LINEAR : MP_ALLTOALLV_PAIRWISE;
+}
+
+static int rule_reduce_scatter(mp_comm *c, const mp_coll_args *a)
+{
+    if (a->commutative && a->bytes >= 512)
+        return MP_REDUCE_SCATTER_PAIRWISE;
+    return MP_REDUCE_SCATTER_REDUCE_SCATTERV;
+}
+
+static int rule_scan(mp_comm *c, const mp_coll_args *a)
+{
+    return MP_SCAN_RECURSIVE_DOUBLING;
+}
+
+/* ---- the table ------------------------------------------------------------------------- */
+static coll_entry table[MP_COLL_NCOLL] = {
+    [MP_COLL_BARRIER]   = { "barrier",   barrier_algs,   rule_barrier,   -1 },
+    [MP_COLL_BCAST]     = { "bcast",     bcast_algs,     rule_bcast,     -1 },
+    [MP_COLL_REDUCE]    = { "reduce",    reduce_algs,    rule_reduce,    -1 },
+    [MP_COLL_ALLREDUCE] = { "allreduce", allreduce_algs, rule_allreduce, -1 },
+    [MP_COLL_ALLGATHER] = { "allgather", allgather_algs, rule_allgather, -1 },
+    [MP_COLL_ALLGATHERV] = { "allgatherv", allgatherv_algs, rule_allgatherv, -1 },
+    [MP_COLL_GATHER]    = { "gather",    gather_algs,    rule_gather,    -1 },
+    [MP_COLL_GATHERV]   = { "gatherv",   gather_algs,    rule_linear,    -1 },
+    [MP_COLL_SCATTER]   = { "scatter",   scatter_algs,   rule_scatter,   -1 },
+    [MP_COLL_SCATTERV]  = { "scatterv",  scatter_algs,   rule_linear,    -1 },
+    [MP_COLL_ALLTOALL]  = { "alltoall",  alltoall_algs,  rule_alltoall,  -1 },
+    [MP_COLL_ALLTOALLV] = { "alltoallv", alltoallv_algs, rule_alltoallv, -1 },
+    [MP_COLL_ALLTOALLW] = { "alltoallw", alltoallv_algs, rule_alltoallv, -1 },
+    [MP_COLL_REDUCE_SCATTER] = { "reduce_scatter", reduce_scatter_algs, rule_reduce_scatter, -1 },
+    [MP_COLL_REDUCE_SCATTER_BLOCK] = { "reduce_scatter_block", reduce_scatter_algs,
+                                       rule_reduce_scatter, -1 },
+    [MP_COLL_SCAN]      = { "scan",      scan_algs,      rule_scan,      -1 },
+    [MP_COLL_EXSCAN]    = { "exscan",    scan_algs,      rule_scan,      -1 },
+};
+
+int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a)
+{
+    const coll_entry *e = &table[coll];
+    return e->forced >= 0 ? e->forced : e->rule(comm, a);
+}
+
+static void var_name(const coll_entry *e, char *out, size_t len)
+{
+    snprintf(out, len, "MEMPI_COLL_");
+    size_t k = strlen(out);
+    for (const char *p = e->name; *p && k + 1 < len; p++)
+        out[k++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+    out[k] = '\0';
+}
+
+static void alg_list(const coll_entry *e, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int i = 0; e->algs[i]; i++) {
+        strncat(out, i ? "|" : "", len - strlen(out) - 1);
+        strncat(out, e->algs[i], len - strlen(out) - 1);
+    }
+}
+
+int mp_coll_select_init(void)
+{
+    for (int c = 0; c < MP_COLL_NCOLL; c++) {
+        coll_entry *e = &table[c];
+        char var[64], list[256];
+        var_name(e, var, sizeof var);
+        e->forced = -1;
+        const char *v = getenv(var);
+        if (!v || !*v || strcmp(v, "auto") == 0)
+            continue;
+        if (mp_parse_choice(v, e->algs, &e->forced) != 0) {
+            e->forced = -1;
+            alg_list(e, list, sizeof list);
+            return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for %s (expected auto|%s)",
+                                 v, var, list);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+void mp_coll_describe(FILE *out)
+{
+    fprintf(out, "Collective algorithms (force one with MEMPI_COLL_<NAME>=<algorithm>; "
+                 "default auto):\n");
+    for (int c = 0; c < MP_COLL_NCOLL; c++) {
+        char var[64], list[256];
+        var_name(&table[c], var, sizeof var);
+        alg_list(&table[c], list, sizeof list);
+        fprintf(out, "  %-28s auto|%s\n", var, list);
+    }
+}
