@@ -307,29 +307,29 @@
       parameter (MPI_MAX_PSET_NAME_LEN = 255)
 !     Predefined attribute keys.  Communicator keys: 0x644000xx; windo
       integer MPI_TAG_UB
-      parameter (MPI_TAG_UB = 1681915905)
+      parameter (MPI_TAG_UB = 1681915906)
       integer MPI_HOST
-      parameter (MPI_HOST = 1681915907)
+      parameter (MPI_HOST = 1681915908)
       integer MPI_IO
-      parameter (MPI_IO = 1681915909)
+      parameter (MPI_IO = 1681915910)
       integer MPI_WTIME_IS_GLOBAL
-      parameter (MPI_WTIME_IS_GLOBAL = 1681915911)
+      parameter (MPI_WTIME_IS_GLOBAL = 1681915912)
       integer MPI_UNIVERSE_SIZE
-      parameter (MPI_UNIVERSE_SIZE = 1681915913)
+      parameter (MPI_UNIVERSE_SIZE = 1681915914)
       integer MPI_LASTUSEDCODE
-      parameter (MPI_LASTUSEDCODE = 1681915915)
+      parameter (MPI_LASTUSEDCODE = 1681915916)
       integer MPI_APPNUM
-      parameter (MPI_APPNUM = 1681915917)
+      parameter (MPI_APPNUM = 1681915918)
       integer MPI_WIN_BASE
-      parameter (MPI_WIN_BASE = 1711276033)
+      parameter (MPI_WIN_BASE = 1711276034)
       integer MPI_WIN_SIZE
-      parameter (MPI_WIN_SIZE = 1711276035)
+      parameter (MPI_WIN_SIZE = 1711276036)
       integer MPI_WIN_DISP_UNIT
-      parameter (MPI_WIN_DISP_UNIT = 1711276037)
+      parameter (MPI_WIN_DISP_UNIT = 1711276038)
       integer MPI_WIN_CREATE_FLAVOR
-      parameter (MPI_WIN_CREATE_FLAVOR = 1711276039)
+      parameter (MPI_WIN_CREATE_FLAVOR = 1711276040)
       integer MPI_WIN_MODEL
-      parameter (MPI_WIN_MODEL = 1711276041)
+      parameter (MPI_WIN_MODEL = 1711276042)
 !     Window flavors and memory models
       integer MPI_WIN_FLAVOR_CREATE
       parameter (MPI_WIN_FLAVOR_CREATE = 1)
@@ -383,7 +383,7 @@
       parameter (MPI_SEEK_CUR = 602)
       integer MPI_SEEK_END
       parameter (MPI_SEEK_END = 604)
-      integer*8 MPI_DISPLACEMENT_CURRENT
+      integer(kind=MPI_OFFSET_KIND) MPI_DISPLACEMENT_CURRENT
       parameter (MPI_DISPLACEMENT_CURRENT = -54278278)
 !     Array orders and distributions for subarray/darray constructors
       integer MPI_ORDER_C
@@ -574,8 +574,8 @@
       integer MPI_STATUSES_IGNORE(MPI_STATUS_SIZE, 1)
       integer MPI_ERRCODES_IGNORE(1)
       integer MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
-      character*1 MPI_ARGV_NULL(1)
-      character*1 MPI_ARGVS_NULL(1, 1)
+      character(len=1) MPI_ARGV_NULL(1)
+      character(len=1) MPI_ARGVS_NULL(1, 1)
       common /mempif_bottom/ MPI_BOTTOM
       common /mempif_in_place/ MPI_IN_PLACE
       common /mempif_status_ignore/ MPI_STATUS_IGNORE

@@ -35,7 +35,13 @@ $(BUILD)/include/mpif.h: include/mpi.h tools/gen-fortran
 	@cmp -s $@ include/mpif.h || echo "fortran.mk: include/mpif.h differs from the generated one;" \
 	    "refresh it with: tools/gen-fortran mpif include/mpi.h include/mpif.h"
 
+# mpifort defaults to the compiler that built mpi.mod (a module file only fits the compiler
+# that wrote it), so its rule adds @FC@ to the Makefile's generic wrapper substitutions.
 FORTRAN_WRAPPERS := $(BUILD)/bin/mpifort $(BUILD)/bin/mpif77 $(BUILD)/bin/mpif90
+$(BUILD)/bin/mpifort: tools/wrappers/mpifort.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LDFLAGS_SAN@|$(LDFLAGS_SAN)|g' -e 's|@FC@|$(FC)|g' $< > $@
+	chmod +x $@
 $(BUILD)/bin/mpif77 $(BUILD)/bin/mpif90: $(BUILD)/bin/mpifort
 	ln -sf mpifort $@
 

@@ -4,9 +4,11 @@
  * back; the reported value (us) is the per-call time of the slowest rank.
  * "size" is the message of one rank: the reduced vector for allreduce,
  * reduce, scan; the broadcast message; the block each rank contributes or
- * receives for allgather, gather, scatter, alltoall, reduce_scatter_block.
+ * receives for allgather, gather, scatter, alltoall, reduce_scatter (equal
+ * counts, i.e. reduce_scatter_block written with the MPI-1 call).
  * Reductions are MPI_SUM over MPI_DOUBLE (size/8 elements).  Rooted
  * collectives use root 0.  --ops a,b,c picks a subset (default: all).
+ * Only MPI-1 calls are used, so a young MPI library can run it.
  */
 #include "bench.h"
 
@@ -14,6 +16,7 @@ typedef struct coll_ctx {
     char *sbuf, *rbuf;
     long size;
     int op;
+    int *counts;        /* reduce_scatter: size/8 doubles for every rank */
 } coll_ctx;
 
 enum { C_BARRIER, C_BCAST, C_ALLREDUCE, C_REDUCE, C_ALLGATHER, C_GATHER, C_SCATTER,
@@ -38,8 +41,8 @@ static void coll_op(void *arg, long iters)
         case C_GATHER: MPI_Gather(c->sbuf, n, MPI_BYTE, c->rbuf, n, MPI_BYTE, 0, w); break;
         case C_SCATTER: MPI_Scatter(c->sbuf, n, MPI_BYTE, c->rbuf, n, MPI_BYTE, 0, w); break;
         case C_ALLTOALL: MPI_Alltoall(c->sbuf, n, MPI_BYTE, c->rbuf, n, MPI_BYTE, w); break;
-        case C_REDUCE_SCATTER:
-            MPI_Reduce_scatter_block(c->sbuf, c->rbuf, nd, MPI_DOUBLE, MPI_SUM, w); break;
+        case C_REDUCE_SCATTER:  /* MPI-1 form of reduce_scatter_block: equal counts */
+            MPI_Reduce_scatter(c->sbuf, c->rbuf, c->counts, MPI_DOUBLE, MPI_SUM, w); break;
         case C_SCAN: MPI_Scan(c->sbuf, c->rbuf, nd, MPI_DOUBLE, MPI_SUM, w); break;
         }
     }
@@ -64,6 +67,7 @@ int main(int argc, char **argv)
     int nsizes = bench.quick ? 4 : 9;
     long maxs = sizes[nsizes - 1];
     coll_ctx c;
+    c.counts = malloc(sizeof(int) * bench.nprocs);
     c.sbuf = bench_alloc((size_t)maxs * bench.nprocs);
     c.rbuf = bench_alloc((size_t)maxs * bench.nprocs);
     /* doubles must be valid numbers, not the 0x0101... pattern of bench_alloc */
@@ -75,12 +79,14 @@ int main(int argc, char **argv)
             if (bench_skip_if_over_budget(coll_names[op], size)) goto done;
             c.size = size;
             c.op = op;
+            for (int r = 0; r < bench.nprocs; r++) c.counts[r] = (int)(size / 8);
             double t = bench_measure(coll_op, &c);
             bench_report(coll_names[op], size, t * 1e6, "us");
             if (op == C_BARRIER) break;
         }
     }
 done:
+    free(c.counts);
     free(c.sbuf);
     free(c.rbuf);
     MPI_Finalize();

@@ -42,7 +42,7 @@ int mp_arg_datatype(const char *func, mp_comm *comm, MPI_Datatype h, MPI_Aint co
     if (err)
         return err;
     mp_datatype *dt = mp_datatype_get(h);
-    if (MP_UNLIKELY(dt == NULL))
+    if (MP_UNLIKELY(dt == NULL || !mp_datatype_user_valid(dt) || h == MPI_LB || h == MPI_UB))
         return mp_error(comm, MPI_ERR_TYPE, func, h == MPI_DATATYPE_NULL ?
                         "invalid datatype MPI_DATATYPE_NULL" : "invalid datatype 0x%x",
                         (unsigned)h);

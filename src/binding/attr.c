@@ -216,7 +216,7 @@ int PMPI_Type_free_keyval(int *keyval)
 int PMPI_Type_set_attr(MPI_Datatype h, int keyval, void *value)
 {
     static const char *const F = "MPI_Type_set_attr";
-    mp_datatype *dt;
+    mp_datatype *dt = NULL;
     int err;
     if ((err = mp_arg_initialized(F)) || (err = arg_type(F, h, &dt)))
         return err;
@@ -229,7 +229,7 @@ int PMPI_Type_set_attr(MPI_Datatype h, int keyval, void *value)
 int PMPI_Type_get_attr(MPI_Datatype h, int keyval, void *value, int *flag)
 {
     static const char *const F = "MPI_Type_get_attr";
-    mp_datatype *dt;
+    mp_datatype *dt = NULL;
     int err;
     if ((err = mp_arg_initialized(F)) || (err = arg_type(F, h, &dt)) ||
         (err = arg_ptr(F, NULL, value, "attribute_val")) || (err = arg_ptr(F, NULL, flag, "flag")))
@@ -243,7 +243,7 @@ int PMPI_Type_get_attr(MPI_Datatype h, int keyval, void *value, int *flag)
 int PMPI_Type_delete_attr(MPI_Datatype h, int keyval)
 {
     static const char *const F = "MPI_Type_delete_attr";
-    mp_datatype *dt;
+    mp_datatype *dt = NULL;
     int err;
     if ((err = mp_arg_initialized(F)) || (err = arg_type(F, h, &dt)))
         return err;

@@ -130,7 +130,7 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group group, MPI_Comm *newcomm)
 {
     static const char *const F = "MPI_Comm_create";
     mp_comm *comm, *c;
-    mp_group *g;
+    mp_group *g = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
         (err = arg_group(F, comm, group, &g)))
@@ -151,7 +151,7 @@ int PMPI_Comm_create_group(MPI_Comm h, MPI_Group group, int tag, MPI_Comm *newco
 {
     static const char *const F = "MPI_Comm_create_group";
     mp_comm *comm, *c;
-    mp_group *g;
+    mp_group *g = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
         (err = arg_out(F, comm, newcomm, "newcomm")) || (err = arg_group(F, comm, group, &g)))

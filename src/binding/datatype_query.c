@@ -338,3 +338,71 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Get_elements = PMPI_Get_elements
+
+/* ---------------------------------------------------------------------------------------------
+ * Fortran 90 parameterized types: the smallest predefined type with the requested precision
+ * and range (returned as the predefined handle itself).
+ * ------------------------------------------------------------------------------------------- */
+static int f90_real_index(int p, int r)
+{
+    if (p == MPI_UNDEFINED)
+        p = 0;
+    if (r == MPI_UNDEFINED)
+        r = 0;
+    if (p <= 6 && r <= 37)
+        return 0;
+    if (p <= 15 && r <= 307)
+        return 1;
+    if (p <= 33 && r <= 4931)
+        return 2;
+    return -1;
+}
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_f90_real";
+    static const MPI_Datatype reals[] = { MPI_REAL4, MPI_REAL8, MPI_REAL16 };
+    int err = mp_dtarg_ptr(F, "newtype", newtype), i = f90_real_index(p, r);
+    if (err)
+        return err;
+    if (i < 0)
+        return mp_error(NULL, MPI_ERR_ARG, F, "no real type has precision %d and range %d", p, r);
+    *newtype = reals[i];
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_f90_complex";
+    static const MPI_Datatype cplx[] = { MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
+    int err = mp_dtarg_ptr(F, "newtype", newtype), i = f90_real_index(p, r);
+    if (err)
+        return err;
+    if (i < 0)
+        return mp_error(NULL, MPI_ERR_ARG, F, "no complex type has precision %d and range %d",
+                        p, r);
+    *newtype = cplx[i];
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_f90_integer";
+    int err = mp_dtarg_ptr(F, "newtype", newtype);
+    if (err)
+        return err;
+    if (r <= 2)
+        *newtype = MPI_INTEGER1;
+    else if (r <= 4)
+        *newtype = MPI_INTEGER2;
+    else if (r <= 9)
+        *newtype = MPI_INTEGER4;
+    else if (r <= 18)
+        *newtype = MPI_INTEGER8;
+    else
+        return mp_error(NULL, MPI_ERR_ARG, F, "no integer type has range %d", r);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer

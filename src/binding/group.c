@@ -43,7 +43,7 @@ static int give_group(const char *F, mp_group *g, MPI_Group *out)
 int PMPI_Group_size(MPI_Group h, int *size)
 {
     static const char *const F = "MPI_Group_size";
-    mp_group *g;
+    mp_group *g = NULL;
     int err;
     if ((err = arg_group(F, h, "group", &g)) || (err = arg_ptr(F, size, "size")))
         return err;
@@ -55,7 +55,7 @@ int PMPI_Group_size(MPI_Group h, int *size)
 int PMPI_Group_rank(MPI_Group h, int *rank)
 {
     static const char *const F = "MPI_Group_rank";
-    mp_group *g;
+    mp_group *g = NULL;
     int err;
     if ((err = arg_group(F, h, "group", &g)) || (err = arg_ptr(F, rank, "rank")))
         return err;
@@ -67,7 +67,7 @@ int PMPI_Group_rank(MPI_Group h, int *rank)
 int PMPI_Group_free(MPI_Group *h)
 {
     static const char *const F = "MPI_Group_free";
-    mp_group *g;
+    mp_group *g = NULL;
     int err;
     if ((err = arg_ptr(F, h, "group")) || (err = arg_group(F, *h, "group", &g)))
         return err;
@@ -81,7 +81,7 @@ int PMPI_Group_translate_ranks(MPI_Group h1, int n, const int ranks1[], MPI_Grou
                                int ranks2[])
 {
     static const char *const F = "MPI_Group_translate_ranks";
-    mp_group *g1, *g2;
+    mp_group *g1 = NULL, *g2 = NULL;
     int err;
     if ((err = arg_group(F, h1, "group1", &g1)) || (err = arg_group(F, h2, "group2", &g2)))
         return err;
@@ -107,7 +107,7 @@ int PMPI_Group_translate_ranks(MPI_Group h1, int n, const int ranks1[], MPI_Grou
 int PMPI_Group_compare(MPI_Group h1, MPI_Group h2, int *result)
 {
     static const char *const F = "MPI_Group_compare";
-    mp_group *g1, *g2;
+    mp_group *g1 = NULL, *g2 = NULL;
     int err;
     if ((err = arg_group(F, h1, "group1", &g1)) || (err = arg_group(F, h2, "group2", &g2)) ||
         (err = arg_ptr(F, result, "result")))
@@ -136,7 +136,7 @@ enum { SET_UNION, SET_INTERSECTION, SET_DIFFERENCE };
 
 static int set_op(const char *F, MPI_Group h1, MPI_Group h2, MPI_Group *out, int op)
 {
-    mp_group *g1, *g2;
+    mp_group *g1 = NULL, *g2 = NULL;
     int err;
     if ((err = arg_group(F, h1, "group1", &g1)) || (err = arg_group(F, h2, "group2", &g2)) ||
         (err = arg_ptr(F, out, "newgroup")))
@@ -198,7 +198,7 @@ static int check_rank_list(const char *F, const mp_group *g, int n, const int ra
 static int incl_excl(const char *F, MPI_Group h, int n, const int ranks[], MPI_Group *out,
                      int include)
 {
-    mp_group *g;
+    mp_group *g = NULL;
     int err;
     if ((err = arg_group(F, h, "group", &g)) || (err = arg_ptr(F, out, "newgroup")))
         return err;
@@ -273,7 +273,7 @@ static int expand_ranges(const char *F, const mp_group *g, int n, int ranges[][3
 static int range_incl_excl(const char *F, MPI_Group h, int n, int ranges[][3], MPI_Group *out,
                            int include)
 {
-    mp_group *g;
+    mp_group *g = NULL;
     int err, *ranks = NULL, count = 0;
     if ((err = arg_group(F, h, "group", &g)) || (err = arg_ptr(F, out, "newgroup")))
         return err;

@@ -62,7 +62,7 @@ int PMPI_Info_create(MPI_Info *info)
 int PMPI_Info_set(MPI_Info h, const char *key, const char *value)
 {
     static const char *const F = "MPI_Info_set";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 1, &info)) || (err = arg_key(F, key)))
         return err;
@@ -80,7 +80,7 @@ int PMPI_Info_set(MPI_Info h, const char *key, const char *value)
 int PMPI_Info_delete(MPI_Info h, const char *key)
 {
     static const char *const F = "MPI_Info_delete";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 1, &info)) || (err = arg_key(F, key)))
         return err;
@@ -93,7 +93,7 @@ int PMPI_Info_delete(MPI_Info h, const char *key)
 int PMPI_Info_get(MPI_Info h, const char *key, int valuelen, char *value, int *flag)
 {
     static const char *const F = "MPI_Info_get";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 0, &info)) || (err = arg_key(F, key)) ||
         (err = arg_ptr(F, flag, "flag")))
@@ -119,7 +119,7 @@ int PMPI_Info_get(MPI_Info h, const char *key, int valuelen, char *value, int *f
 int PMPI_Info_get_string(MPI_Info h, const char *key, int *buflen, char *value, int *flag)
 {
     static const char *const F = "MPI_Info_get_string";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 0, &info)) || (err = arg_key(F, key)) ||
         (err = arg_ptr(F, flag, "flag")) || (err = arg_ptr(F, buflen, "buflen")))
@@ -147,7 +147,7 @@ int PMPI_Info_get_string(MPI_Info h, const char *key, int *buflen, char *value, 
 int PMPI_Info_get_valuelen(MPI_Info h, const char *key, int *valuelen, int *flag)
 {
     static const char *const F = "MPI_Info_get_valuelen";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 0, &info)) || (err = arg_key(F, key)) ||
         (err = arg_ptr(F, flag, "flag")) || (err = arg_ptr(F, valuelen, "valuelen")))
@@ -163,7 +163,7 @@ int PMPI_Info_get_valuelen(MPI_Info h, const char *key, int *valuelen, int *flag
 int PMPI_Info_get_nkeys(MPI_Info h, int *nkeys)
 {
     static const char *const F = "MPI_Info_get_nkeys";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 0, &info)) || (err = arg_ptr(F, nkeys, "nkeys")))
         return err;
@@ -175,7 +175,7 @@ int PMPI_Info_get_nkeys(MPI_Info h, int *nkeys)
 int PMPI_Info_get_nthkey(MPI_Info h, int n, char *key)
 {
     static const char *const F = "MPI_Info_get_nthkey";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 0, &info)) || (err = arg_ptr(F, key, "key")))
         return err;
@@ -190,7 +190,7 @@ int PMPI_Info_get_nthkey(MPI_Info h, int n, char *key)
 int PMPI_Info_dup(MPI_Info h, MPI_Info *newinfo)
 {
     static const char *const F = "MPI_Info_dup";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 0, &info)) || (err = arg_ptr(F, newinfo, "newinfo")))
         return err;
@@ -203,7 +203,7 @@ int PMPI_Info_dup(MPI_Info h, MPI_Info *newinfo)
 int PMPI_Info_free(MPI_Info *h)
 {
     static const char *const F = "MPI_Info_free";
-    mp_info *info;
+    mp_info *info = NULL;
     int err;
     if ((err = arg_ptr(F, h, "info")) || (err = arg_info(F, *h, 1, &info)))
         return err;

@@ -35,6 +35,7 @@ static void setup_procs(void)
     }
     mp_world.nnodes = (n + k - 1) / k;
     mp_world.node = mp_world.rank / k;
+    mp_world.host = 0;
     mp_world.local_rank = mp_world.rank;
     mp_world.local_size = n;
 }
@@ -110,11 +111,12 @@ int PMPI_Finalize(void)
     int err = mp_arg_initialized(F);
     if (err)
         return err;
+    /* MPI_COMM_SELF's attribute delete callbacks run first, while communication works. */
+    mp_comm_layer_finalize();
     mp_pt2pt_finalize();
     if (mp_cfg.stats)
         mp_stats_report();
     mp_coll_finalize();
-    mp_comm_layer_finalize();
     mp_shm_barrier();
     mp_world.finalized = 1;
     mp_shm_finalize();

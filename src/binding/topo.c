@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MP_TAG_TOPO (MP_TAG_COMM_BASE + 0x100)
-
 static int arg_ptr(const char *F, mp_comm *comm, const void *p, const char *name)
 {
     return p ? MPI_SUCCESS : mp_error(comm, MPI_ERR_ARG, F, "%s is NULL", name);
@@ -145,7 +143,7 @@ int PMPI_Cartdim_get(MPI_Comm h, int *ndims)
 {
     static const char *const F = "MPI_Cartdim_get";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
         (err = arg_ptr(F, comm, ndims, "ndims")))
@@ -159,7 +157,7 @@ int PMPI_Cart_get(MPI_Comm h, int maxdims, int dims[], int periods[], int coords
 {
     static const char *const F = "MPI_Cart_get";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)))
         return err;
@@ -184,7 +182,7 @@ int PMPI_Cart_rank(MPI_Comm h, const int coords[], int *rank)
 {
     static const char *const F = "MPI_Cart_rank";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
         (err = arg_ptr(F, comm, rank, "rank")))
@@ -206,7 +204,7 @@ int PMPI_Cart_coords(MPI_Comm h, int rank, int maxdims, int coords[])
 {
     static const char *const F = "MPI_Cart_coords";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)))
         return err;
@@ -227,7 +225,7 @@ int PMPI_Cart_shift(MPI_Comm h, int direction, int disp, int *source, int *dest)
 {
     static const char *const F = "MPI_Cart_shift";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
         (err = arg_ptr(F, comm, source, "rank_source")) ||
@@ -244,7 +242,7 @@ int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
 {
     static const char *const F = "MPI_Cart_sub";
     mp_comm *comm, *c;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
         (err = arg_ptr(F, comm, newcomm, "newcomm")))
@@ -428,7 +426,7 @@ int PMPI_Graphdims_get(MPI_Comm h, int *nnodes, int *nedges)
 {
     static const char *const F = "MPI_Graphdims_get";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
         (err = arg_ptr(F, comm, nnodes, "nnodes")) || (err = arg_ptr(F, comm, nedges, "nedges")))
@@ -443,7 +441,7 @@ int PMPI_Graph_get(MPI_Comm h, int maxindex, int maxedges, int index[], int edge
 {
     static const char *const F = "MPI_Graph_get";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)))
         return err;
@@ -475,7 +473,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm h, int rank, int *nneighbors)
 {
     static const char *const F = "MPI_Graph_neighbors_count";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
         (err = graph_rank_arg(F, comm, t, rank)) ||
@@ -490,7 +488,7 @@ int PMPI_Graph_neighbors(MPI_Comm h, int rank, int maxneighbors, int neighbors[]
 {
     static const char *const F = "MPI_Graph_neighbors";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
         (err = graph_rank_arg(F, comm, t, rank)))
@@ -740,7 +738,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm h, int *indegree, int *outdegree, i
 {
     static const char *const F = "MPI_Dist_graph_neighbors_count";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_DIST_GRAPH, &t)) ||
         (err = arg_ptr(F, comm, indegree, "indegree")) ||
@@ -759,7 +757,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm h, int maxindegree, int sources[], int so
 {
     static const char *const F = "MPI_Dist_graph_neighbors";
     mp_comm *comm;
-    mp_topo *t;
+    mp_topo *t = NULL;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_DIST_GRAPH, &t)))
         return err;

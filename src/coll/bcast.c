@@ -137,16 +137,16 @@ static int build_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp
         return MPI_SUCCESS;
     mp_coll_args a = { mp_datatype_bytes(dt, count), count, 1 };
     mp_team t = mp_team_all(comm);
-    switch (mp_coll_select(MP_COLL_BCAST, comm, &a)) {
+    int alg = mp_coll_select(MP_COLL_BCAST, comm, &a);
+    if (alg == MP_BCAST_SCATTER_ALLGATHER && count < comm->size)
+        alg = MP_BCAST_BINOMIAL;      /* fewer elements than ranks */
+    switch (alg) {
     case MP_BCAST_TWO_STAGE:
         build_bcast_two_stage(s, comm, buf, count, dt, root);
         break;
     case MP_BCAST_SCATTER_ALLGATHER:
-        if (count >= comm->size) {
-            build_bcast_scatter_allgather(s, &t, buf, count, dt, root);
-            break;
-        }
-        /* fall through: fewer elements than ranks */
+        build_bcast_scatter_allgather(s, &t, buf, count, dt, root);
+        break;
     case MP_BCAST_BINOMIAL:
         mp_build_bcast_binomial(s, &t, buf, count, dt, root);
         break;

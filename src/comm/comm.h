@@ -40,9 +40,8 @@ mp_group *mp_comm_remote_group(mp_comm *comm);    /* comm->remote_group, built o
  * ------------------------------------------------------------------------------------------- */
 #define MP_CTX_IDS 32768                          /* ids 0..MP_CTX_IDS-1 -> ctx = 2*id */
 /* Agreement among the ranks `ranks[0..n-1]` of `parent` (this process is ranks[me]); the
- * messages travel on parent's collective context with tag `tag`.  With extra_mask != NULL the
- * result is also restricted to ids free in that mask (intercommunicators).  Allocates `count`
- * ids (1 or 2) into ctx_out[].  Returns an MPI error code. */
+ * messages travel on parent's collective context with tag `tag`.  Allocates `count` ids
+ * (1 or 2) into ctx_out[] as wire contexts (2 * id).  Returns an MPI error code. */
 int  mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag,
                   int count, int *ctx_out);
 /* Same; with claim == 0 this process takes part but does not reserve the ids (it will not be
@@ -80,7 +79,8 @@ int *mp_xfer_all_ranks(int n);
 #define MP_TAG_COMM_BASE  (1 << 28)
 enum {
     MP_TAG_CTX_REDUCE = MP_TAG_COMM_BASE, MP_TAG_CTX_BCAST, MP_TAG_SPLIT, MP_TAG_INTER,
-    MP_TAG_MERGE, MP_TAG_GROUP_CREATE = MP_TAG_COMM_BASE + 0x10000  /* + (user tag & 0xffff) */
+    MP_TAG_MERGE, MP_TAG_TOPO = MP_TAG_COMM_BASE + 0x100, /* and +1 (dist graph exchange) */
+    MP_TAG_GROUP_CREATE = MP_TAG_COMM_BASE + 0x10000      /* + (user tag & 0xffff) */
 };
 
 /* Builds a new communicator over `world` (takes ownership) inheriting parent's error handler,
@@ -151,9 +151,6 @@ int  mp_keyval_live(void);                        /* live keyvals (leak tests) *
 /* Values of the predefined communicator attributes (binding/attr.c): sets *value to a
  * pointer to static storage and *flag. */
 int  mp_attr_predefined(int keyval, void **value, int *flag);
-#ifndef MP_TAG_UB
-#define MP_TAG_UB 0x7fffffff                       /* largest user tag: MPI_TAG_UB */
-#endif
 /* Sets/gets/deletes one attribute; the callbacks get `handle` as the object.  Return MPI
  * error codes (a callback's own return code passes through). */
 int  mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, void *value);

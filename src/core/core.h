@@ -112,7 +112,9 @@ typedef struct mp_comm {
 /* The process-wide state of the job. */
 typedef struct mp_world_state {
     int rank, size;                   /* in MPI_COMM_WORLD */
-    int nnodes, node;                 /* number of nodes, this process's node */
+    int nnodes, node;                 /* number of nodes, this process's node (logical: may be
+                                         simulated with MEMPI_NODE_SIZE) */
+    int host;                         /* physical host index: ranks sharing memory */
     int local_rank, local_size;       /* among the ranks of this node */
     int *local_world;                 /* local index -> world rank */
     mp_proc *procs;                   /* size entries */

@@ -280,8 +280,9 @@ static int connect_from_env(void)
         pmi.fd = (int)fd;
         fcntl(pmi.fd, F_SETFD, FD_CLOEXEC);   /* a rank's exec'd children must not inherit it */
     } else if (port != NULL) {
-        if (connect_tcp(port) < 0)
-            return MP_PMI_EFAIL;
+        int rc = connect_tcp(port);
+        if (rc < 0)
+            return rc;
         if (has_id)
             return port_handshake(id);
     } else {

@@ -302,3 +302,8 @@ void mp_datatype_release(mp_datatype *dt)
     if (atomic_fetch_sub_explicit(&dt->refs, 1, memory_order_acq_rel) == 1)
         destroy(dt);
 }
+
+int mp_datatype_user_valid(const mp_datatype *dt)
+{
+    return mp_dt_user_valid(dt);
+}

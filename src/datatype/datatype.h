@@ -106,4 +106,15 @@ MPI_Count mp_datatype_elements(const mp_datatype *dt, MPI_Count bytes);
 size_t mp_pack_external(const void *buf, MPI_Aint count, const mp_datatype *dt, void *out);
 size_t mp_unpack_external(const void *in, void *buf, MPI_Aint count, const mp_datatype *dt);
 
+/* False for a derived type whose every user handle was freed (the object may live on while
+ * pending operations or other types hold it, so mp_datatype_get still finds it). */
+int mp_datatype_user_valid(const mp_datatype *dt);
+
+/* Wire encoding of a type's layout (no pointers), e.g. a receive buffer's description sent
+ * to the peer that will write into it.  encode returns the bytes needed and writes them only
+ * when cap is large enough; decode returns a committed internal type (no handle, release it
+ * with mp_datatype_release) or NULL for a malformed encoding. */
+size_t       mp_datatype_encode(const mp_datatype *dt, void *buf, size_t cap);
+mp_datatype *mp_datatype_decode(const void *buf, size_t len);
+
 #endif

@@ -256,8 +256,6 @@ mp_datatype *mp_type_dup(mp_datatype *old)
     info->has_lb = oi->has_lb;
     info->has_ub = oi->has_ub;
     info->align = oi->align;
-    info->pair = oi->pair;
-    info->swap = oi->swap;
     return dt;
 }
 

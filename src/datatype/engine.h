@@ -68,7 +68,6 @@ typedef struct mp_dtinfo {
     mp_datatype **types;              /* retained */
     int has_lb, has_ub;               /* explicit (sticky) MPI_LB / MPI_UB markers or resized */
     MPI_Aint align;                   /* alignment used to pad struct extents */
-    int freed;                        /* unused (kept for layout); see user_refs */
     atomic_int user_refs;             /* handles the user owns (creation, get_contents); the
                                          handle is invalid for the user when this is 0 */
     int pair;                         /* builtin pair types: size of the value part */

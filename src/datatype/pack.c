@@ -9,8 +9,9 @@
  * in any order, and resuming costs O(depth + log entries).
  *
  * Contiguous types never reach the walker (one memcpy).  The innermost loop, a run of equal
- * blocks at a fixed stride, is specialised for 4, 8 and 16 byte blocks (register moves) and
- * uses memcpy otherwise; that loop is where vector types spend their time.
+ * blocks at a fixed stride, is specialised for the common block sizes (constant-size moves,
+ * the 8-byte case unrolled) and calls memcpy otherwise; that loop is where vector types
+ * spend their time.
  */
 #include "datatype/engine.h"
 #include <string.h>
@@ -54,60 +55,73 @@ static inline int emit(walker *w, char *addr, size_t n)
     }
 }
 
-/* n blocks of `size` bytes, `stride` apart, starting at a.  Returns blocks handled. */
-static int64_t blocks_pack(char *out, const char *a, int64_t stride, size_t size, int64_t n)
+/* n blocks of `size` bytes from src (blocks sstride apart) to dst (dstride apart).  Packing
+ * has dstride == size, unpacking sstride == size.  Constant-size copies compile to register
+ * or vector moves; the 8-byte case (vectors of doubles) is unrolled so four independent
+ * loads are in flight. */
+static void copy_blocks(char *dst, int64_t dstride, const char *src, int64_t sstride,
+                        size_t size, int64_t n)
 {
+    int64_t i = 0;
     switch (size) {
     case 4:
-        for (int64_t i = 0; i < n; i++, a += stride, out += 4)
-            memcpy(out, a, 4);
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 4);
         break;
     case 8:
-        for (int64_t i = 0; i < n; i++, a += stride, out += 8)
-            memcpy(out, a, 8);
+        for (; i + 4 <= n; i += 4, dst += 4 * dstride, src += 4 * sstride) {
+            uint64_t x0, x1, x2, x3;
+            memcpy(&x0, src, 8);
+            memcpy(&x1, src + sstride, 8);
+            memcpy(&x2, src + 2 * sstride, 8);
+            memcpy(&x3, src + 3 * sstride, 8);
+            memcpy(dst, &x0, 8);
+            memcpy(dst + dstride, &x1, 8);
+            memcpy(dst + 2 * dstride, &x2, 8);
+            memcpy(dst + 3 * dstride, &x3, 8);
+        }
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 8);
+        break;
+    case 12:
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 12);
         break;
     case 16:
-        for (int64_t i = 0; i < n; i++, a += stride, out += 16)
-            memcpy(out, a, 16);
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 16);
+        break;
+    case 24:
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 24);
+        break;
+    case 32:
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 32);
+        break;
+    case 48:
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 48);
+        break;
+    case 64:
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, 64);
         break;
     default:
-        for (int64_t i = 0; i < n; i++, a += stride, out += size)
-            memcpy(out, a, size);
+        for (; i < n; i++, dst += dstride, src += sstride)
+            memcpy(dst, src, size);
     }
-    return n;
-}
-
-static int64_t blocks_unpack(const char *in, char *a, int64_t stride, size_t size, int64_t n)
-{
-    switch (size) {
-    case 4:
-        for (int64_t i = 0; i < n; i++, a += stride, in += 4)
-            memcpy(a, in, 4);
-        break;
-    case 8:
-        for (int64_t i = 0; i < n; i++, a += stride, in += 8)
-            memcpy(a, in, 8);
-        break;
-    case 16:
-        for (int64_t i = 0; i < n; i++, a += stride, in += 16)
-            memcpy(a, in, 16);
-        break;
-    default:
-        for (int64_t i = 0; i < n; i++, a += stride, in += size)
-            memcpy(a, in, size);
-    }
-    return n;
 }
 
 static int64_t blocks(walker *w, char *a, int64_t stride, size_t size, int64_t n)
 {
     switch (w->op) {
     case MP_WALK_PACK:
-        blocks_pack(w->stream, a, stride, size, n);
+        copy_blocks(w->stream, (int64_t)size, a, stride, size, n);
         w->stream += (size_t)n * size;
         return n;
     case MP_WALK_UNPACK:
-        blocks_unpack(w->stream, a, stride, size, n);
+        copy_blocks(a, stride, w->stream, (int64_t)size, size, n);
         w->stream += (size_t)n * size;
         return n;
     default:

@@ -5,7 +5,8 @@
  * stores the integer as the pointer value; getting returns the pointer value as an integer,
  * except for the predefined attributes: the library hands C a pointer to the value there
  * (an int, or an MPI_Aint for MPI_WIN_SIZE; MPI_WIN_BASE is the address itself), and Fortran
- * must see the value.
+ * must see the value.  As in MPICH, the Fortran names of the predefined keys have their own
+ * values (the C value + 1, see tools/gen-fortran), which mp_f_keyval_c maps back.
  *
  * Fortran copy/delete callbacks take every argument by reference and return IERROR, so a
  * keyval created from Fortran registers C trampolines; its extra_state is a small record
@@ -117,10 +118,24 @@ MP_F_EXPORT(mp_f_keyval_create, "keyval_create", "KEYVAL_CREATE")
 
 /* ---- Getting and setting ---- */
 
-/* Predefined communicator attributes: C sees a pointer to an int. */
-static int mp_f_comm_attr_is_int(int keyval)
+/* The C key of a key given from Fortran: predefined keys are C value + 1 in mpif.h. */
+static int mp_f_keyval_c(int keyval)
 {
     switch (keyval) {
+    case MPI_TAG_UB + 1: case MPI_HOST + 1: case MPI_IO + 1: case MPI_WTIME_IS_GLOBAL + 1:
+    case MPI_UNIVERSE_SIZE + 1: case MPI_LASTUSEDCODE + 1: case MPI_APPNUM + 1:
+    case MPI_WIN_BASE + 1: case MPI_WIN_SIZE + 1: case MPI_WIN_DISP_UNIT + 1:
+    case MPI_WIN_CREATE_FLAVOR + 1: case MPI_WIN_MODEL + 1:
+        return keyval - 1;
+    default:
+        return keyval;
+    }
+}
+
+/* Predefined communicator attributes: C sees a pointer to an int. */
+static int mp_f_comm_attr_is_int(int ckeyval)
+{
+    switch (ckeyval) {
     case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
     case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
         return 1;
@@ -129,9 +144,9 @@ static int mp_f_comm_attr_is_int(int keyval)
     }
 }
 
-static MPI_Aint mp_f_comm_attr_value(int keyval, void *v)
+static MPI_Aint mp_f_comm_attr_value(int ckeyval, void *v)
 {
-    return mp_f_comm_attr_is_int(keyval) ? (MPI_Aint) * (int *)v : (MPI_Aint)v;
+    return mp_f_comm_attr_is_int(ckeyval) ? (MPI_Aint) * (int *)v : (MPI_Aint)v;
 }
 
 void mp_f_comm_get_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierror);
@@ -139,8 +154,9 @@ void mp_f_comm_get_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_F
 {
     void *v = NULL;
     int found = 0;
-    int err = PMPI_Comm_get_attr(*comm, *keyval, &v, &found);
-    if (err == MPI_SUCCESS && found) *value = mp_f_comm_attr_value(*keyval, v);
+    int key = mp_f_keyval_c(*keyval);
+    int err = PMPI_Comm_get_attr(*comm, key, &v, &found);
+    if (err == MPI_SUCCESS && found) *value = mp_f_comm_attr_value(key, v);
     *flag = mp_f_logical(err == MPI_SUCCESS && found);
     *ierror = err;
 }
@@ -151,8 +167,9 @@ void mp_f_attr_get(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *
 {
     void *v = NULL;
     int found = 0;
-    int err = PMPI_Comm_get_attr(*comm, *keyval, &v, &found);
-    if (err == MPI_SUCCESS && found) *value = (MPI_Fint)mp_f_comm_attr_value(*keyval, v);
+    int key = mp_f_keyval_c(*keyval);
+    int err = PMPI_Comm_get_attr(*comm, key, &v, &found);
+    if (err == MPI_SUCCESS && found) *value = (MPI_Fint)mp_f_comm_attr_value(key, v);
     *flag = mp_f_logical(err == MPI_SUCCESS && found);
     *ierror = err;
 }
@@ -175,9 +192,10 @@ void mp_f_win_get_attr(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fin
 {
     void *v = NULL;
     int found = 0;
-    int err = PMPI_Win_get_attr(*win, *keyval, &v, &found);
+    int key = mp_f_keyval_c(*keyval);
+    int err = PMPI_Win_get_attr(*win, key, &v, &found);
     if (err == MPI_SUCCESS && found) {
-        switch (*keyval) {
+        switch (key) {
         case MPI_WIN_SIZE: *value = *(MPI_Aint *)v; break;
         case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
             *value = *(int *)v; break;
@@ -192,14 +210,14 @@ MP_F_EXPORT(mp_f_win_get_attr, "win_get_attr", "WIN_GET_ATTR")
 void mp_f_comm_set_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror);
 void mp_f_comm_set_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Comm_set_attr(*comm, *keyval, (void *)*value);
+    *ierror = PMPI_Comm_set_attr(*comm, mp_f_keyval_c(*keyval), (void *)*value);
 }
 MP_F_EXPORT(mp_f_comm_set_attr, "comm_set_attr", "COMM_SET_ATTR")
 
 void mp_f_attr_put(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror);
 void mp_f_attr_put(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Comm_set_attr(*comm, *keyval, (void *)(MPI_Aint)*value);
+    *ierror = PMPI_Comm_set_attr(*comm, mp_f_keyval_c(*keyval), (void *)(MPI_Aint)*value);
 }
 MP_F_EXPORT(mp_f_attr_put, "attr_put", "ATTR_PUT")
 
@@ -213,7 +231,7 @@ MP_F_EXPORT(mp_f_type_set_attr, "type_set_attr", "TYPE_SET_ATTR")
 void mp_f_win_set_attr(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror);
 void mp_f_win_set_attr(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Win_set_attr(*win, *keyval, (void *)*value);
+    *ierror = PMPI_Win_set_attr(*win, mp_f_keyval_c(*keyval), (void *)*value);
 }
 MP_F_EXPORT(mp_f_win_set_attr, "win_set_attr", "WIN_SET_ATTR")
 

@@ -13,7 +13,7 @@
  * For each type and a few counts the test compares: size, lb, extent, true bounds; pack of
  * the whole stream; pack of random byte ranges; pack in random chunkings (resume at any
  * offset); unpack in random chunk orders; segment lists with small limits, resumed; copy
- * between two random types; external32 round trip.
+ * between two random types; external32 round trip; wire encoding round trip.
  *
  * Usage: datatype_random [iterations] [seed]
  */
@@ -427,6 +427,29 @@ static void check_type(const rtype *r, long count)
             break;
         }
     }
+    /* the wire encoding decodes to a type that packs the same stream */
+    {
+        size_t need = mp_datatype_encode(dt, NULL, 0);
+        void *wire = malloc(need);
+        mp_datatype_encode(dt, wire, need);
+        mp_datatype *copy = mp_datatype_decode(wire, need);
+        if (!copy || copy->size != dt->size || copy->extent != dt->extent) {
+            FAIL("%s: encode/decode failed", r->desc);
+        } else {
+            memset(got, 0xa5, total + 1);
+            if (mp_pack(L.buf, count, copy, 0, got, total) != total || memcmp(got, ref, total))
+                FAIL("%s: decoded type packs differently", r->desc);
+        }
+        if (need > 8) {
+            ((char *)wire)[need / 2] ^= 0x40;     /* corrupt: must not crash */
+            mp_datatype *bad = mp_datatype_decode(wire, need);
+            mp_datatype_release(bad);
+        }
+        if (mp_datatype_decode(wire, need - 1) != NULL)
+            FAIL("%s: truncated encoding accepted", r->desc);
+        mp_datatype_release(copy);
+        free(wire);
+    }
     /* random chunking, sequential */
     memset(got, 0, total + 1);
     for (size_t off = 0; off < total;) {
@@ -614,7 +637,7 @@ static void check_compact(void)
 
 int main(int argc, char **argv)
 {
-    long iters = argc > 1 ? atol(argv[1]) : 3000;
+    long iters = argc > 1 ? atol(argv[1]) : 20000;
     rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 12345;
     mp_datatype_init();
     check_external32();

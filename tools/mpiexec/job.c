@@ -24,7 +24,9 @@
  */
 #include "mpiexec.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sys/mman.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -262,6 +264,29 @@ static void close_outputs(mp_job *job)
     }
 }
 
+/* The library unlinks its node segment as soon as every local rank has mapped it; a rank
+ * killed before that moment would leave the name behind.  The segment's name starts with
+ * /mempi-<job id>-, and only this job knows the id, so remove whatever still carries it. */
+static void remove_job_segments(const mp_job *job)
+{
+    char prefix[64];
+    int n = snprintf(prefix, sizeof prefix, "mempi-%s-", job->job_id);
+    if (job->job_id[0] == '\0' || n <= 0 || (size_t)n >= sizeof prefix)
+        return;
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, (size_t)n) == 0) {
+            char name[300];
+            snprintf(name, sizeof name, "/%s", e->d_name);
+            shm_unlink(name);
+        }
+    }
+    closedir(d);
+}
+
 int mp_job_run(mp_job *job)
 {
     size_t cap = 3 + 3 * (size_t)job->n + 2;
@@ -299,6 +324,7 @@ int mp_job_run(mp_job *job)
             break;
     }
     close_outputs(job);
+    remove_job_segments(job);
     free(pfd);
     free(w);
     return job->failed ? job->exit_code : 0;

@@ -7,8 +7,9 @@
  * clears the flag only on its own PMI end, so a rank inherits nothing of its
  * siblings.  The child makes itself leader of a new process group (the
  * parent does the same setpgid from its side, so the group exists before
- * any kill is aimed at it), restores the signal mask and SIGPIPE that the
- * launcher changed, sets the PMI_* and MEMPI_LOCAL_* variables, and execs.
+ * any kill is aimed at it), asks for SIGKILL should the launcher die,
+ * restores the signal mask and SIGPIPE that the launcher changed, sets the
+ * PMI_* and MEMPI_LOCAL_* variables, and execs.
  *
  * The program is looked up once before forking so that a typo gives one
  * clear line instead of N copies of "exec failed".
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,12 +75,18 @@ static void set_env_long(const char *name, long v)
 }
 
 /* In the child: never returns. */
-static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, int err_fd)
+static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, int err_fd,
+                      pid_t launcher)
 {
     const mp_options *opt = job->opt;
     sigset_t none;
 
     setpgid(0, 0);
+    /* If the launcher itself is SIGKILLed (a test runner's timeout), the
+     * ranks must not live on as orphans. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != launcher)
+        _exit(127);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -116,6 +124,7 @@ static void init_stream(mp_stream *s, int fd, int target)
     s->target = target;
     s->buf = NULL;
     s->len = s->cap = 0;
+    s->cut = 0;
     set_nonblocking(fd);
 }
 
@@ -135,11 +144,12 @@ static int launch_one(mp_job *job, int rank, int devnull)
         in_fd = inp[0];
     }
 
+    pid_t launcher = getpid();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0)
-        exec_rank(job, rank, sv[1], in_fd, outp[1], errp[1]);
+        exec_rank(job, rank, sv[1], in_fd, outp[1], errp[1], launcher);
 
     setpgid(pid, pid);   /* also from here: no window where the group is missing */
     r->rank = rank;

@@ -50,6 +50,7 @@ typedef struct mp_stream {
     int target;           /* 1 or 2: where we copy it */
     char *buf;            /* --tag-output: partial line kept until its '\n' */
     size_t len, cap;
+    int cut;              /* last piece was a forced cut of a long line */
 } mp_stream;
 
 typedef struct mp_conn {

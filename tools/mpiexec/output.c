@@ -8,8 +8,9 @@
  * single writev, and a rank's partial line waits in its stream buffer until
  * its '\n' arrives; since this process is the only writer, lines of
  * different ranks can never interleave.  A "line" longer than TAG_LINE_MAX
- * is cut into tagged pieces rather than buffered without bound, and an
- * unterminated last line is completed with a '\n' at end of file.
+ * is cut into tagged pieces rather than buffered without bound (a '\n' that
+ * comes right after a cut only ends that piece, so no empty tagged line
+ * appears), and an unterminated last line is completed at end of file.
  *
  * A closed stdout of ours (EPIPE, e.g. `mpiexec ... | head`) stops copying
  * but not the job.  Stdin is read only when the buffer for rank 0 has room,
@@ -100,6 +101,7 @@ static void flush_lines(mp_job *job, mp_rank *r, mp_stream *s)
     if (s->len - start >= TAG_LINE_MAX) {
         emit_tagged(job, r, s, s->buf + start, s->len - start, 1);
         start = s->len;
+        s->cut = 1;
     }
     s->len -= start;
     memmove(s->buf, s->buf + start, s->len);
@@ -122,8 +124,10 @@ void mp_output_readable(mp_job *job, mp_rank *r, mp_stream *s)
             struct iovec iov = { chunk, (size_t)n };
             write_out(job, s->target, &iov, 1);
         } else if (stream_reserve(s, s->len + (size_t)n) == 0) {
-            memcpy(s->buf + s->len, chunk, (size_t)n);
-            s->len += (size_t)n;
+            size_t skip = s->cut && s->len == 0 && chunk[0] == '\n';   /* ends the cut piece */
+            s->cut = 0;
+            memcpy(s->buf + s->len, chunk + skip, (size_t)n - skip);
+            s->len += (size_t)n - skip;
             flush_lines(job, r, s);
         } else {
             emit_tagged(job, r, s, chunk, (size_t)n, 1);   /* no memory: still tagged */

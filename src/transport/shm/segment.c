@@ -108,7 +108,7 @@ int mp_segment_create_or_attach(void)
     memset(&probe, 0, sizeof probe);
     layout(&probe, nlocal);
     char name[128], key[32];
-    snprintf(key, sizeof key, "mempi-shm-%d", mp_world.node);
+    snprintf(key, sizeof key, "mempi-shm-%d", mp_world.host);
 
     if (nlocal == 1) {
         if ((err = map_anonymous(probe.total)))

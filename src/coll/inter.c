@@ -1,0 +1,222 @@
+/* inter.c -- collectives on intercommunicators.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * On an intercommunicator every message goes to the *other* group, and ranks name members
+ * of the remote group.  These forms are written with cross-group messages only, so they need
+ * no hidden intracommunicator (and no extra context id):
+ *
+ *   rooted (bcast, gather(v), scatter(v), reduce)  the root (root == MPI_ROOT) talks to every
+ *       member of the remote group directly; other members of the root's group
+ *       (MPI_PROC_NULL) do nothing.  Reduce combines in remote rank order at the root.
+ *   all-to-all shaped (allgather(v), alltoall(v,w), allreduce, barrier)  every member
+ *       exchanges with every remote member: n*m messages, each member combines what it
+ *       receives in remote rank order.  Barrier: a rank leaves once every remote member
+ *       has entered, which is exactly the standard's guarantee.
+ * This favours simplicity over message count; intercommunicator collectives are rare.
+ * Reduce_scatter on an intercommunicator needs the remote group's counts and is left to a
+ * later version (MPI_ERR_UNSUPPORTED_OPERATION with a clear message).
+ */
+#include "coll/coll_impl.h"
+
+int mp_build_inter_barrier(mp_sched *s, mp_comm *comm)
+{
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_pong(s, i);
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_ping(s, i);
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp_datatype *dt,
+                         int root)
+{
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT) {
+        for (int i = 0; i < comm->remote_size; i++)
+            mp_sched_send(s, buf, count, dt, i);
+    } else {
+        mp_sched_recv(s, buf, count, dt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+/* Receives every remote member's contribution and combines them in rank order into out. */
+static void gather_reduce(mp_sched *s, mp_comm *comm, void *out, MPI_Aint count,
+                          mp_datatype *dt, MPI_Op op)
+{
+    int m = comm->remote_size;
+    void **in = mp_sched_alloc(s, (size_t)m * sizeof(void *));
+    for (int i = 0; i < m; i++) {
+        in[i] = i == m - 1 ? out : mp_sched_tmp(s, count, dt);
+        mp_sched_recv(s, in[i], count, dt, i);
+    }
+    mp_sched_fence(s);
+    for (int i = m - 2; i >= 0; i--)
+        mp_sched_reduce(s, in[i], out, count, dt, op);
+}
+
+int mp_build_inter_reduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
+                          MPI_Aint count, mp_datatype *dt, MPI_Op op, int root)
+{
+    if (root == MPI_PROC_NULL || count == 0)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT) {
+        gather_reduce(s, comm, rbuf, count, dt, op);
+    } else {
+        mp_sched_send(s, sbuf, count, dt, root);
+        mp_sched_fence(s);
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
+                             MPI_Aint count, mp_datatype *dt, MPI_Op op)
+{
+    if (count == 0)
+        return MPI_SUCCESS;
+    int m = comm->remote_size;
+    void **in = mp_sched_alloc(s, (size_t)m * sizeof(void *));
+    for (int i = 0; i < m; i++) {
+        in[i] = i == m - 1 ? rbuf : mp_sched_tmp(s, count, dt);
+        mp_sched_recv(s, in[i], count, dt, i);
+    }
+    for (int i = 0; i < m; i++)
+        mp_sched_send(s, sbuf, count, dt, i);
+    mp_sched_fence(s);
+    for (int i = m - 2; i >= 0; i--)
+        mp_sched_reduce(s, in[i], rbuf, count, dt, op);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_allgatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                              mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                              const MPI_Aint *displs, mp_datatype *rdt)
+{
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_recv(s, mp_elem(rbuf, displs[i], rdt), rcounts[i], rdt, i);
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_send(s, sbuf, scount, sdt, i);
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                             mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
+{
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_recv(s, mp_elem(rbuf, i * rcount, rdt), rcount, rdt, i);
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_send(s, sbuf, scount, sdt, i);
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                           mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                           const MPI_Aint *displs, mp_datatype *rdt, int root)
+{
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT) {
+        for (int i = 0; i < comm->remote_size; i++)
+            mp_sched_recv(s, mp_elem(rbuf, displs[i], rdt), rcounts[i], rdt, i);
+    } else {
+        mp_sched_send(s, sbuf, scount, sdt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_gather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                          mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
+                          int root)
+{
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT) {
+        for (int i = 0; i < comm->remote_size; i++)
+            mp_sched_recv(s, mp_elem(rbuf, i * rcount, rdt), rcount, rdt, i);
+    } else {
+        mp_sched_send(s, sbuf, scount, sdt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf,
+                            const MPI_Aint *scounts, const MPI_Aint *displs, mp_datatype *sdt,
+                            void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root)
+{
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT) {
+        for (int i = 0; i < comm->remote_size; i++)
+            mp_sched_send(s, mp_elem(sbuf, displs[i], sdt), scounts[i], sdt, i);
+    } else {
+        mp_sched_recv(s, rbuf, rcount, rdt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                           mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
+                           int root)
+{
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT) {
+        for (int i = 0; i < comm->remote_size; i++)
+            mp_sched_send(s, mp_elem(sbuf, i * scount, sdt), scount, sdt, i);
+    } else {
+        mp_sched_recv(s, rbuf, rcount, rdt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_alltoallw(mp_sched *s, mp_comm *comm, const void *sbuf,
+                             const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                             mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
+                             const MPI_Aint *rdispls, mp_datatype *const *rdts)
+{
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_recv(s, (char *)rbuf + rdispls[i], rcounts[i], rdts[i], i);
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_send(s, (const char *)sbuf + sdispls[i], scounts[i], sdts[i], i);
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_alltoallv(mp_sched *s, mp_comm *comm, const void *sbuf,
+                             const MPI_Aint *scounts, const MPI_Aint *sdispls, mp_datatype *sdt,
+                             void *rbuf, const MPI_Aint *rcounts, const MPI_Aint *rdispls,
+                             mp_datatype *rdt)
+{
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_recv(s, mp_elem(rbuf, rdispls[i], rdt), rcounts[i], rdt, i);
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_send(s, mp_elem(sbuf, sdispls[i], sdt), scounts[i], sdt, i);
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                            mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
+{
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_recv(s, mp_elem(rbuf, i * rcount, rdt), rcount, rdt, i);
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_send(s, mp_elem(sbuf, i * scount, sdt), scount, sdt, i);
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
+int mp_build_inter_reduce_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
+                                  const MPI_Aint *rcounts, mp_datatype *dt, MPI_Op op)
+{
+    return mp_error_code(MPI_ERR_UNSUPPORTED_OPERATION,
+                         "MPI_Reduce_scatter: intercommunicators are not supported yet");
+}

@@ -1,0 +1,85 @@
+/* mempi-test: np=2,3,4,5,7 timeout=120 */
+/* coll_inter.c -- collectives on an intercommunicator.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * The world is split into a low group (even ranks) and a high group (odd ranks) joined by an
+ * intercommunicator.  Rooted collectives use MPI_ROOT / MPI_PROC_NULL in the root's group;
+ * all-to-all shaped ones deliver the *remote* group's data.  Values encode the sender's
+ * world rank so a wrong source or order shows up.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int wrank;
+#define FAIL(...) do { fprintf(stderr, "rank %d line %d: ", wrank, __LINE__); fprintf(stderr, __VA_ARGS__); \
+                       fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } while (0)
+#define CHECK(c) do { int e_ = (c); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #c, e_); } while (0)
+
+int main(int argc, char **argv)
+{
+    int wsize;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (wsize < 2) { MPI_Finalize(); return 77; }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int color = wrank % 2;
+    MPI_Comm local, inter;
+    CHECK(MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &local));
+    CHECK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, color ? 0 : 1, 42, &inter));
+    int lrank, lsize, rsize;
+    MPI_Comm_rank(inter, &lrank); MPI_Comm_size(inter, &lsize); MPI_Comm_remote_size(inter, &rsize);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    /* remote rank r has world rank 2r + (1 - color) */
+#define RW(r) (2 * (r) + (1 - color))
+
+    CHECK(MPI_Barrier(inter));
+    /* bcast from low group's rank 0 to the high group, then back from high's last rank */
+    for (int dir = 0; dir < 2; dir++) {
+        int root_group = dir, rootl = dir ? lsize - 1 : 0;   /* high group root: its last rank */
+        int v[4] = { -1, -1, -1, -1 };
+        int root_arg;
+        if (color == root_group) { root_arg = lrank == (root_group ? lsize - 1 : 0) ? MPI_ROOT : MPI_PROC_NULL; if (root_arg == MPI_ROOT) for (int i = 0; i < 4; i++) v[i] = 100 * wrank + i; }
+        else root_arg = root_group ? rsize - 1 : 0;
+        (void)rootl;
+        CHECK(MPI_Bcast(v, 4, MPI_INT, root_arg, inter));
+        if (color != root_group) { int rw = RW(root_arg); for (int i = 0; i < 4; i++) if (v[i] != 100 * rw + i) FAIL("bcast dir %d got %d", dir, v[i]); }
+    }
+    /* allreduce: sum of the remote group's world ranks */
+    int mine = wrank, sum = -1, want = 0;
+    for (int r = 0; r < rsize; r++) want += RW(r);
+    CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter));
+    if (sum != want) FAIL("allreduce got %d want %d", sum, want);
+    /* allgather */
+    int *all = malloc(sizeof(int) * rsize * 2);
+    int two[2] = { wrank, -wrank };
+    CHECK(MPI_Allgather(two, 2, MPI_INT, all, 2, MPI_INT, inter));
+    for (int r = 0; r < rsize; r++) if (all[2 * r] != RW(r) || all[2 * r + 1] != -RW(r)) FAIL("allgather r=%d", r);
+    /* alltoall */
+    int *s = malloc(sizeof(int) * rsize), *d = malloc(sizeof(int) * rsize);
+    for (int r = 0; r < rsize; r++) s[r] = wrank * 1000 + RW(r);
+    CHECK(MPI_Alltoall(s, 1, MPI_INT, d, 1, MPI_INT, inter));
+    for (int r = 0; r < rsize; r++) if (d[r] != RW(r) * 1000 + wrank) FAIL("alltoall r=%d got %d", r, d[r]);
+    /* gather to low group's rank 0, reduce to it, scatter from it */
+    int root_arg = color == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    CHECK(MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, root_arg, inter));
+    if (root_arg == MPI_ROOT) for (int r = 0; r < rsize; r++) if (all[r] != RW(r)) FAIL("gather r=%d", r);
+    sum = -1;
+    CHECK(MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, root_arg, inter));
+    if (root_arg == MPI_ROOT && sum != want) FAIL("reduce got %d", sum);
+    for (int r = 0; r < rsize; r++) all[r] = 7 * r + 1;
+    int got = -1;
+    CHECK(MPI_Scatter(all, 1, MPI_INT, &got, 1, MPI_INT, root_arg, inter));
+    if (color == 1 && got != 7 * lrank + 1) FAIL("scatter got %d", got);
+    MPI_Request rq;
+    CHECK(MPI_Iallreduce(&mine, &sum, 1, MPI_INT, MPI_MAX, inter, &rq));
+    CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    if (sum != RW(rsize - 1)) FAIL("iallreduce max got %d", sum);
+    CHECK(MPI_Ibarrier(inter, &rq));
+    CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    free(all); free(s); free(d);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+    MPI_Finalize();
+    return 0;
+}

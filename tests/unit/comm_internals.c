@@ -1,0 +1,148 @@
+/* comm_internals.c -- unit test of context-id masks, attributes, topology helpers and info objects.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Runs without MPI_Init: exercises the comm layer's pure functions directly.  Context ids:
+ * picking the lowest free ids, refusing when a participant lacked the mask, exhaustion, claim
+ * and release bookkeeping.  Attributes: copy/delete callbacks, newest-first deletion, keyval
+ * lifetime past MPI_*_free_keyval.  Cartesian helpers: rank/coords round trip, periodic wrap,
+ * shifts at open edges.  Info: order of keys, replacement, removal.
+ */
+#include "comm/comm.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define EXPECT(cond) do { if (!(cond)) { printf("FAIL line %d: %s\n", __LINE__, #cond); failures++; } } while (0)
+
+static int order[8], norder;
+static int del_cb(int obj, int keyval, void *value, void *extra)
+{
+    order[norder++] = (int)(long)value;
+    return (long)extra == 99 ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+static int copy_cb(int obj, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    *(void **)out = (void *)((long)in * 10);
+    *flag = (long)in != 3;            /* value 3 is not copied */
+    return MPI_SUCCESS;
+}
+
+static void test_ctx(void)
+{
+    uint32_t *w = calloc(MP_CTX_WORDS, sizeof(uint32_t));
+    int ids[2];
+    mp_ctx_init();
+    int took = mp_ctx_contribute(w);
+    EXPECT(took == 1);
+    EXPECT((w[0] & 3u) == 0);                 /* WORLD and SELF are taken */
+    EXPECT(w[MP_CTX_WORDS - 1] == 1);
+    /* a second concurrent contribution sees the mask held */
+    uint32_t *w2 = calloc(MP_CTX_WORDS, sizeof(uint32_t));
+    EXPECT(mp_ctx_contribute(w2) == 0);
+    EXPECT(w2[0] == 0 && w2[MP_CTX_WORDS - 1] == 0);
+    mp_ctx_pick(w2, 1, ids);
+    EXPECT(ids[0] == -1);                     /* retry */
+    mp_ctx_pick(w, 2, ids);
+    EXPECT(ids[0] == 2 && ids[1] == 3);
+    mp_ctx_finish(took, ids, 2, 1);
+    EXPECT(mp_ctx_live() == 4);
+    took = mp_ctx_contribute(w);
+    EXPECT(took == 1 && (w[0] & 0xfu) == 0);
+    mp_ctx_finish(took, ids, 1, 0);           /* a non-member releases without claiming */
+    mp_ctx_release(2 * 2);
+    EXPECT(mp_ctx_live() == 3);
+    mp_ctx_release(0);                        /* WORLD's id is never released */
+    EXPECT(mp_ctx_live() == 3);
+    /* exhaustion */
+    memset(w, 0, sizeof(uint32_t) * MP_CTX_WORDS);
+    w[MP_CTX_WORDS - 1] = 1;
+    w[5] = 1u << 7;
+    mp_ctx_pick(w, 1, ids);
+    EXPECT(ids[0] == 5 * 32 + 7);
+    mp_ctx_pick(w, 2, ids);
+    EXPECT(ids[0] == -2);
+    free(w);
+    free(w2);
+}
+
+static void test_attr(void)
+{
+    int kv, kv2;
+    mp_attr *list = NULL, *copy = NULL;
+    EXPECT(mp_keyval_create(MP_OBJ_COMM, copy_cb, del_cb, NULL, &kv) == MPI_SUCCESS);
+    EXPECT(mp_keyval_create(MP_OBJ_COMM, copy_cb, del_cb, NULL, &kv2) == MPI_SUCCESS);
+    EXPECT(mp_keyval_check(MP_OBJ_DATATYPE, kv, 0) == MPI_ERR_KEYVAL);
+    EXPECT(mp_attr_set(MP_OBJ_COMM, 1, &list, kv, (void *)1L) == MPI_SUCCESS);
+    EXPECT(mp_attr_set(MP_OBJ_COMM, 1, &list, kv2, (void *)2L) == MPI_SUCCESS);
+    EXPECT(mp_attr_set(MP_OBJ_DATATYPE, 1, &list, kv, (void *)5L) == MPI_ERR_KEYVAL);
+    EXPECT(mp_attr_copy_all(MP_OBJ_COMM, 1, 2, list, &copy) == MPI_SUCCESS);
+    void *v;
+    int flag;
+    mp_attr_get(MP_OBJ_COMM, copy, kv, &v, &flag);
+    EXPECT(flag && (long)v == 10);
+    mp_attr_get(MP_OBJ_COMM, copy, kv2, &v, &flag);
+    EXPECT(flag && (long)v == 20);
+    /* freeing the keyval keeps the attributes deletable */
+    int kvcopy = kv;
+    EXPECT(mp_keyval_free(MP_OBJ_COMM, &kvcopy) == MPI_SUCCESS && kvcopy == MPI_KEYVAL_INVALID);
+    EXPECT(mp_attr_get(MP_OBJ_COMM, list, kv, &v, &flag) == MPI_ERR_KEYVAL);
+    norder = 0;
+    EXPECT(mp_attr_delete_all(MP_OBJ_COMM, 1, &list) == MPI_SUCCESS);
+    EXPECT(norder == 2 && order[0] == 2 && order[1] == 1);   /* newest first */
+    EXPECT(list == NULL);
+    EXPECT(mp_attr_delete_all(MP_OBJ_COMM, 2, &copy) == MPI_SUCCESS && norder == 4);
+    int before = mp_keyval_live();
+    EXPECT(mp_keyval_free(MP_OBJ_COMM, &kv2) == MPI_SUCCESS);
+    EXPECT(mp_keyval_live() == before - 1);
+    /* a failing delete callback keeps the attribute */
+    int kv3;
+    mp_keyval_create(MP_OBJ_COMM, NULL, del_cb, (void *)99L, &kv3);
+    mp_attr_set(MP_OBJ_COMM, 1, &list, kv3, (void *)7L);
+    EXPECT(mp_attr_delete(MP_OBJ_COMM, 1, &list, kv3) == MPI_ERR_OTHER);
+    EXPECT(list != NULL);
+}
+
+static void test_cart(void)
+{
+    int dims[3] = { 3, 2, 5 }, periods[3] = { 1, 0, 0 }, coords[3], r;
+    mp_topo t = { .kind = MPI_CART, .ndims = 3, .dims = dims, .periods = periods };
+    for (int rank = 0; rank < 30; rank++) {
+        mp_cart_coords_of(&t, rank, coords);
+        EXPECT(mp_cart_rank_of(&t, coords, &r) == MPI_SUCCESS && r == rank);
+    }
+    int c[3] = { -1, 1, 4 };
+    EXPECT(mp_cart_rank_of(&t, c, &r) == MPI_SUCCESS && r == 2 * 10 + 1 * 5 + 4);
+    c[2] = 5;
+    EXPECT(mp_cart_rank_of(&t, c, &r) == MPI_ERR_ARG);
+    int src, dst;
+    mp_cart_shift_of(&t, 4, 2, 1, &src, &dst);      /* rank 4 = (0,0,4): open edge above */
+    EXPECT(dst == MPI_PROC_NULL && src == 3);
+    mp_cart_shift_of(&t, 0, 0, 1, &src, &dst);      /* periodic dim */
+    EXPECT(dst == 10 && src == 20);
+}
+
+static void test_info(void)
+{
+    mp_info *i = mp_info_alloc();
+    mp_info_put(i, "b", "1");
+    mp_info_put(i, "a", "2");
+    mp_info_put(i, "b", "3");
+    EXPECT(mp_info_count(i) == 2);
+    EXPECT(strcmp(mp_info_key(i, 0), "b") == 0 && strcmp(mp_info_val(i, 0), "3") == 0);
+    mp_info *c = mp_info_clone(i);
+    EXPECT(mp_info_remove(i, "b") == 1 && mp_info_remove(i, "b") == 0);
+    EXPECT(mp_info_count(i) == 1 && mp_info_count(c) == 2);
+    mp_info_destroy(i);
+    mp_info_destroy(c);
+}
+
+int main(void)
+{
+    test_ctx();
+    test_attr();
+    test_cart();
+    test_info();
+    if (failures == 0)
+        printf("comm_internals: ok\n");
+    return failures != 0;
+}
