@@ -641,13 +641,13 @@ int MPI_Start(MPI_Request *request) MPI_API;
 int MPI_Startall(int count, MPI_Request array_of_requests[]) MPI_API;
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) MPI_API;
 int MPI_Test_cancelled(const MPI_Status *status, int *flag) MPI_API;
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) MPI_API;
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) MPI_API;
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) MPI_API;
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) MPI_API;
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) MPI_API;
 int MPI_Wait(MPI_Request *request, MPI_Status *status) MPI_API;
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) MPI_API;
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) MPI_API;
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status) MPI_API;
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) MPI_API;
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) MPI_API;
 
 /* ---- Datatypes, packing and addresses (chapter 4) ---- */
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) MPI_API;
@@ -1326,13 +1326,13 @@ int PMPI_Start(MPI_Request *request) MPI_API;
 int PMPI_Startall(int count, MPI_Request array_of_requests[]) MPI_API;
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) MPI_API;
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag) MPI_API;
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) MPI_API;
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) MPI_API;
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) MPI_API;
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) MPI_API;
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) MPI_API;
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) MPI_API;
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) MPI_API;
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) MPI_API;
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status) MPI_API;
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) MPI_API;
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) MPI_API;
 
 /* ---- Datatypes, packing and addresses (chapter 4) ---- */
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) MPI_API;

@@ -5,6 +5,7 @@
  * user's handle to MPI_REQUEST_NULL, as the standard requires.
  */
 #include "binding/binding.h"
+#include <stdlib.h>
 
 static int check_send(const char *F, const void *buf, int count, MPI_Datatype dtype, int dest,
                       int tag, MPI_Comm comm_h, mp_comm **comm, mp_datatype **dt)
@@ -165,119 +166,6 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dtype, int *count)
 }
 #pragma weak MPI_Get_count = PMPI_Get_count
 
-/* ---- completion ---------------------------------------------------------------------- */
-
-/* Resolves a user request handle; MPI_REQUEST_NULL gives NULL with no error. */
-static int lookup_request(const char *F, MPI_Request h, mp_request **out)
-{
-    *out = NULL;
-    if (h == MPI_REQUEST_NULL)
-        return MPI_SUCCESS;
-    mp_request *r = mp_request_get(h);
-    if (r == NULL)
-        return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request handle 0x%x", (unsigned)h);
-    *out = r;
-    return MPI_SUCCESS;
-}
-
-/* Finishes a completed request for the user: status out, free, handle reset. */
-static int finish(mp_request *req, MPI_Request *handle, MPI_Status *status)
-{
-    int err = req->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE)
-        *status = req->status;
-    mp_request_free(req);
-    *handle = MPI_REQUEST_NULL;
-    return err;
-}
-
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
-{
-    static const char *const F = "MPI_Wait";
-    mp_request *req;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
-        (err = lookup_request(F, *request, &req)))
-        return err;
-    if (req == NULL) {
-        if (status != MPI_STATUS_IGNORE)
-            mp_status_empty(status);
-        return MPI_SUCCESS;
-    }
-    mp_comm *comm = req->comm;
-    if (!mp_request_is_done(req))
-        mp_wait_request(req);
-    return mp_ret(comm, F, finish(req, request, status));
-}
-#pragma weak MPI_Wait = PMPI_Wait
-
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    static const char *const F = "MPI_Test";
-    mp_request *req;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
-        (err = lookup_request(F, *request, &req)))
-        return err;
-    if (req == NULL) {
-        *flag = 1;
-        if (status != MPI_STATUS_IGNORE)
-            mp_status_empty(status);
-        return MPI_SUCCESS;
-    }
-    if (!mp_request_is_done(req))
-        mp_progress();
-    *flag = mp_request_is_done(req);
-    if (!*flag)
-        return MPI_SUCCESS;
-    mp_comm *comm = req->comm;
-    return mp_ret(comm, F, finish(req, request, status));
-}
-#pragma weak MPI_Test = PMPI_Test
-
-int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
-{
-    static const char *const F = "MPI_Waitall";
-    int err;
-    if ((err = mp_arg_initialized(F)))
-        return err;
-    if (count < 0)
-        return mp_error(NULL, MPI_ERR_COUNT, F, "invalid count %d", count);
-    if (count > 0 && requests == NULL)
-        return mp_error(NULL, MPI_ERR_ARG, F, "invalid request array NULL");
-    for (int i = 0; i < count; i++) {
-        mp_request *req;
-        if ((err = lookup_request(F, requests[i], &req)))
-            return err;
-    }
-    int any_error = 0;
-    mp_comm *err_comm = NULL;
-    for (int i = 0; i < count; i++) {
-        mp_request *req = requests[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(requests[i]);
-        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-        if (req == NULL) {
-            if (st != MPI_STATUS_IGNORE)
-                mp_status_empty(st);
-            continue;
-        }
-        if (!mp_request_is_done(req))
-            mp_wait_request(req);
-        mp_comm *comm = req->comm;
-        int e = finish(req, &requests[i], st);
-        if (e != MPI_SUCCESS) {
-            any_error = 1;
-            err_comm = comm;
-        } else if (st != MPI_STATUS_IGNORE) {
-            st->MPI_ERROR = MPI_SUCCESS;
-        }
-    }
-    if (any_error)
-        return mp_error(err_comm, MPI_ERR_IN_STATUS, F, "one or more requests failed; see the "
-                        "MPI_ERROR field of the statuses");
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Waitall = PMPI_Waitall
-
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm_h, int *flag, MPI_Status *status)
 {
     static const char *const F = "MPI_Iprobe";
@@ -322,3 +210,308 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm_h, MPI_Status *status)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Probe = PMPI_Probe
+
+/* ---- buffered, persistent, matched-probe, replace ------------------------------------ */
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm_h)
+{
+    static const char *const F = "MPI_Bsend";
+    mp_comm *comm;
+    mp_datatype *dt;
+    mp_request *req;
+    int err = check_send(F, buf, count, dtype, dest, tag, comm_h, &comm, &dt);
+    if (err)
+        return err;
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if ((err = mp_ibsend(buf, count, dt, dest, tag, comm, &req)))
+        return mp_ret(comm, F, err);
+    mp_request_free(req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Bsend = PMPI_Bsend
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm_h,
+                MPI_Request *request)
+{
+    static const char *const F = "MPI_Ibsend";
+    mp_comm *comm;
+    mp_datatype *dt;
+    mp_request *req;
+    int err = check_send(F, buf, count, dtype, dest, tag, comm_h, &comm, &dt);
+    if (err || (err = mp_arg_request_ptr(F, comm, request)))
+        return err;
+    if (dest == MPI_PROC_NULL)
+        err = mp_isend(buf, count, dt, dest, tag, comm, MP_CTX_PT2PT, MP_MODE_STANDARD, &req);
+    else
+        err = mp_ibsend(buf, count, dt, dest, tag, comm, &req);
+    if (err)
+        return mp_ret(comm, F, err);
+    *request = mp_request_handle(req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    static const char *const F = "MPI_Buffer_attach";
+    int err = mp_arg_initialized(F);
+    if (err)
+        return err;
+    if (size < 0 || (buffer == NULL && size > 0))
+        return mp_error(NULL, MPI_ERR_BUFFER, F, "invalid buffer %p of size %d", buffer, size);
+    return mp_ret(NULL, F, mp_bsend_attach(buffer, (size_t)size));
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    static const char *const F = "MPI_Buffer_detach";
+    int err = mp_arg_initialized(F);
+    if (err)
+        return err;
+    void *buf;
+    size_t n;
+    mp_bsend_detach(&buf, &n);
+    *(void **)buffer_addr = buf;
+    *size = (int)n;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+static int send_init(const char *F, const void *buf, int count, MPI_Datatype dtype, int dest,
+                     int tag, MPI_Comm comm_h, int mode, MPI_Request *request)
+{
+    mp_comm *comm;
+    mp_datatype *dt;
+    int err = check_send(F, buf, count, dtype, dest, tag, comm_h, &comm, &dt);
+    if (err || (err = mp_arg_request_ptr(F, comm, request)))
+        return err;
+    mp_request *req = mp_persistent_new(MP_REQ_PSEND, (void *)buf, count, dt, dest, tag, comm, mode);
+    *request = mp_request_handle(req);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Send_init", buf, count, dtype, dest, tag, comm, MP_MODE_STANDARD, request);
+}
+#pragma weak MPI_Send_init = PMPI_Send_init
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Ssend_init", buf, count, dtype, dest, tag, comm, MP_MODE_SYNC, request);
+}
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Rsend_init", buf, count, dtype, dest, tag, comm, MP_MODE_READY, request);
+}
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Bsend_init", buf, count, dtype, dest, tag, comm, MP_MODE_BUFFERED, request);
+}
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dtype, int source, int tag, MPI_Comm comm_h,
+                   MPI_Request *request)
+{
+    static const char *const F = "MPI_Recv_init";
+    mp_comm *comm;
+    mp_datatype *dt;
+    int err = check_recv(F, buf, count, dtype, source, tag, comm_h, &comm, &dt);
+    if (err || (err = mp_arg_request_ptr(F, comm, request)))
+        return err;
+    mp_request *req = mp_persistent_new(MP_REQ_PRECV, buf, count, dt, source, tag, comm,
+                                        MP_MODE_STANDARD);
+    *request = mp_request_handle(req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+
+static int start_one(const char *F, MPI_Request h)
+{
+    mp_request *req = h == MPI_REQUEST_NULL ? NULL : mp_request_get(h);
+    if (req == NULL || (req->kind != MP_REQ_PSEND && req->kind != MP_REQ_PRECV))
+        return mp_error(NULL, MPI_ERR_REQUEST, F, "request 0x%x is not a persistent request",
+                        (unsigned)h);
+    if (req->inner != NULL)
+        return mp_error(req->comm, MPI_ERR_REQUEST, F, "persistent request 0x%x is already "
+                        "active", (unsigned)h);
+    return mp_ret(req->comm, F, mp_start(req));
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+    static const char *const F = "MPI_Start";
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)))
+        return err;
+    return start_one(F, *request);
+}
+#pragma weak MPI_Start = PMPI_Start
+
+int PMPI_Startall(int count, MPI_Request requests[])
+{
+    static const char *const F = "MPI_Startall";
+    int err = mp_arg_initialized(F);
+    if (err)
+        return err;
+    if (count < 0 || (count > 0 && requests == NULL))
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid request array (count %d)", count);
+    for (int i = 0; i < count; i++)
+        if ((err = start_one(F, requests[i])))
+            return err;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Startall = PMPI_Startall
+
+static int probe_args(const char *F, int source, int tag, MPI_Comm comm_h, mp_comm **comm)
+{
+    int err;
+    if ((err = mp_arg_comm(F, comm_h, comm)) ||
+        (err = mp_arg_rank(F, *comm, source, MP_ALLOW_PROC_NULL | MP_ALLOW_ANY)) ||
+        (err = mp_arg_tag(F, *comm, tag, MP_ALLOW_ANY)))
+        return err;
+    return MPI_SUCCESS;
+}
+
+static void proc_null_status(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE) {
+        mp_status_empty(status);
+        status->MPI_SOURCE = MPI_PROC_NULL;
+    }
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm_h, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    static const char *const F = "MPI_Improbe";
+    mp_comm *comm;
+    mp_request *msg;
+    int err = probe_args(F, source, tag, comm_h, &comm);
+    if (err)
+        return err;
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    *flag = mp_improbe(source, tag, comm, MP_CTX_PT2PT, &msg, status);
+    if (*flag)
+        *message = mp_request_handle(msg);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Improbe = PMPI_Improbe
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm_h, MPI_Message *message, MPI_Status *status)
+{
+    static const char *const F = "MPI_Mprobe";
+    mp_comm *comm;
+    mp_request *msg;
+    int err = probe_args(F, source, tag, comm_h, &comm);
+    if (err)
+        return err;
+    if (source == MPI_PROC_NULL) {
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    unsigned spins = 0;
+    while (!mp_improbe(source, tag, comm, MP_CTX_PT2PT, &msg, status))
+        mp_idle(&spins);
+    *message = mp_request_handle(msg);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+
+/* Resolves a message handle for Mrecv/Imrecv; *msg NULL means MPI_MESSAGE_NO_PROC. */
+static int message_arg(const char *F, MPI_Message *message, mp_request **msg)
+{
+    int err;
+    if ((err = mp_arg_initialized(F)))
+        return err;
+    if (message == NULL)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid message pointer NULL");
+    *msg = NULL;
+    if (*message == MPI_MESSAGE_NO_PROC)
+        return MPI_SUCCESS;
+    mp_request *m = *message == MPI_MESSAGE_NULL ? NULL : mp_request_get(*message);
+    if (m == NULL || m->kind != MP_REQ_PROBE)
+        return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid message handle 0x%x", (unsigned)*message);
+    *msg = m;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dtype, MPI_Message *message, MPI_Request *request)
+{
+    static const char *const F = "MPI_Imrecv";
+    mp_request *msg, *req;
+    mp_datatype *dt;
+    int err;
+    if ((err = message_arg(F, message, &msg)) || (err = mp_arg_request_ptr(F, NULL, request)))
+        return err;
+    mp_comm *comm = msg ? msg->comm : NULL;
+    if ((err = mp_arg_datatype(F, comm, dtype, count, &dt)))
+        return err;
+    if (msg == NULL)
+        err = mp_irecv(buf, count, dt, MPI_PROC_NULL, 0, mp_world.comm_self, MP_CTX_PT2PT, &req);
+    else
+        err = mp_imrecv(buf, count, dt, msg, &req);
+    if (err)
+        return mp_ret(comm, F, err);
+    *message = MPI_MESSAGE_NULL;
+    *request = mp_request_handle(req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dtype, MPI_Message *message, MPI_Status *status)
+{
+    static const char *const F = "MPI_Mrecv";
+    mp_request *msg, *req;
+    mp_datatype *dt;
+    int err;
+    if ((err = message_arg(F, message, &msg)))
+        return err;
+    mp_comm *comm = msg ? msg->comm : NULL;
+    if ((err = mp_arg_datatype(F, comm, dtype, count, &dt)))
+        return err;
+    *message = MPI_MESSAGE_NULL;
+    if (msg == NULL) {
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    mp_imrecv(buf, count, dt, msg, &req);
+    return mp_ret(comm, F, mp_wait(req, status));
+}
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dtype, int dest, int stag,
+                          int source, int rtag, MPI_Comm comm_h, MPI_Status *status)
+{
+    static const char *const F = "MPI_Sendrecv_replace";
+    mp_comm *comm;
+    mp_datatype *dt;
+    int err;
+    if ((err = check_send(F, buf, count, dtype, dest, stag, comm_h, &comm, &dt)) ||
+        (err = check_recv(F, buf, count, dtype, source, rtag, comm_h, &comm, &dt)))
+        return err;
+    size_t bytes = mp_datatype_bytes(dt, count);
+    void *tmp = mp_malloc(bytes);
+    mp_pack(buf, count, dt, 0, tmp, bytes);
+    err = mp_sendrecv(tmp, (MPI_Aint)bytes, mp_datatype_get(MPI_BYTE), dest, stag, buf, count, dt,
+                      source, rtag, comm, MP_CTX_PT2PT, status);
+    free(tmp);
+    return mp_ret(comm, F, err);
+}
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace

@@ -39,6 +39,7 @@ static const char *const allgather_algs[] = { "ring", "recursive_doubling", "bru
 static const char *const allgatherv_algs[] = { "ring", "gatherv_bcast", "btree4star", NULL };
 static const char *const gather_algs[] = { "binomial", "linear", NULL };
 static const char *const scatter_algs[] = { "binomial", "linear", NULL };
+static const char *const linear_only[] = { "linear", NULL };   /* gatherv, scatterv */
 static const char *const alltoall_algs[] = { "pairwise", "bruck", "linear", NULL };
 static const char *const alltoallv_algs[] = { "pairwise", "linear", NULL };
 static const char *const reduce_scatter_algs[] = { "reduce_scatterv", "pairwise", NULL };
@@ -100,7 +101,7 @@ static int rule_gather(mp_comm *c, const mp_coll_args *a)
     return a->bytes <= 4096 ? MP_GATHER_BINOMIAL : MP_GATHER_LINEAR;
 }
 
-static int rule_linear(mp_comm *c, const mp_coll_args *a) { return 1; }
+static int rule_linear(mp_comm *c, const mp_coll_args *a) { return 0; }
 
 static int rule_scatter(mp_comm *c, const mp_coll_args *a)
 {
@@ -142,9 +143,9 @@ static coll_entry table[MP_COLL_NCOLL] = {
     [MP_COLL_ALLGATHER] = { "allgather", allgather_algs, rule_allgather, -1 },
     [MP_COLL_ALLGATHERV] = { "allgatherv", allgatherv_algs, rule_allgatherv, -1 },
     [MP_COLL_GATHER]    = { "gather",    gather_algs,    rule_gather,    -1 },
-    [MP_COLL_GATHERV]   = { "gatherv",   gather_algs,    rule_linear,    -1 },
+    [MP_COLL_GATHERV]   = { "gatherv",   linear_only,    rule_linear,    -1 },
     [MP_COLL_SCATTER]   = { "scatter",   scatter_algs,   rule_scatter,   -1 },
-    [MP_COLL_SCATTERV]  = { "scatterv",  scatter_algs,   rule_linear,    -1 },
+    [MP_COLL_SCATTERV]  = { "scatterv",  linear_only,    rule_linear,    -1 },
     [MP_COLL_ALLTOALL]  = { "alltoall",  alltoall_algs,  rule_alltoall,  -1 },
     [MP_COLL_ALLTOALLV] = { "alltoallv", alltoallv_algs, rule_alltoallv, -1 },
     [MP_COLL_ALLTOALLW] = { "alltoallw", alltoallv_algs, rule_alltoallv, -1 },
@@ -209,4 +210,7 @@ void mp_coll_describe(FILE *out)
         alg_list(&table[c], list, sizeof list);
         fprintf(out, "  %-28s auto|%s\n", var, list);
     }
+    fprintf(out, "  %-28s %s\n", "MEMPI_COLL_NODE_SIZE",
+            "0 | k: collectives see nodes of k consecutive world ranks (testing node-aware "
+            "algorithms on one host)");
 }

@@ -25,6 +25,10 @@ const mp_config_var mp_config_vars[] = {
       "pool chunks owned by each rank for eager data and pipelined copies" },
     { "MEMPI_CMA",        "auto",
       "single copy between processes with process_vm_readv/writev: auto|0|1 (auto probes at start)" },
+    { "MEMPI_SENDREQ",    "1",
+      "receives posted first send a request for sending; the sender writes into the buffer (papers' SR); 0 = NSR" },
+    { "MEMPI_SENDREQ_MIN", "4096",
+      "smallest receive buffer (and message) in bytes for which the request-for-sending protocol is used" },
     { "MEMPI_WAIT",       "auto",
       "waiting policy of blocking calls: auto|spin|yield|sleep (auto: yield soon when ranks outnumber cores; sleep acts as yield until futex waiting lands)" },
     { "MEMPI_SPIN",       "4000",
@@ -152,6 +156,8 @@ int mp_config_load(void)
         (err = load_size("MEMPI_SHM_CHUNK", 1024, (size_t)16 << 20, &mp_cfg.shm_chunk)) ||
         (err = load_size("MEMPI_SHM_CHUNKS", 4, 65536, &mp_cfg.shm_chunks)) ||
         (err = load_choice("MEMPI_CMA", cma_choices, "auto, 0 or 1", &cma)) ||
+        (err = load_int("MEMPI_SENDREQ", 0, 1, &mp_cfg.sendreq)) ||
+        (err = load_size("MEMPI_SENDREQ_MIN", 0, (size_t)1 << 40, &mp_cfg.sendreq_min)) ||
         (err = load_choice("MEMPI_WAIT", wait_choices, "auto, spin, yield or sleep",
                            &mp_cfg.wait_policy)) ||
         (err = load_int("MEMPI_SPIN", 0, 100000000, &spin)) ||

@@ -156,6 +156,9 @@ struct mp_request {
     uint8_t mode;                     /* enum mp_send_mode */
     uint8_t persistent_active;        /* persistent requests: started and not yet completed */
     uint8_t user_freed;               /* MPI_Request_free called while still active */
+    uint8_t sreq_out;                 /* receive: a request for sending is outstanding */
+    uint8_t cancel_pending;           /* a cancel handshake is under way */
+    mp_request *inner;                /* persistent: the active operation, or NULL */
     atomic_int done;                  /* set with release when the operation is complete */
     MPI_Status status;                /* count in bytes is kept in status (see mp_status_*) */
 
@@ -176,6 +179,7 @@ struct mp_request {
     size_t done_bytes;                /* bytes moved so far (fragments) */
     void *tmp;                        /* packed copy of a non-contiguous or buffered message */
     uint64_t peer_cookie;             /* the peer's handle for this message (rendezvous) */
+    uint64_t remote_addr;             /* remote write: the receive buffer in the peer */
     int state;                        /* pt2pt protocol state */
     int error;                        /* first error seen (e.g. MPI_ERR_TRUNCATE) */
 
@@ -272,6 +276,7 @@ typedef struct mp_config {
     size_t shm_chunks;                /* MEMPI_SHM_CHUNKS: pool chunks per rank */
     int    cma;                       /* MEMPI_CMA: -1 auto, 0 off, 1 on */
     int    sendreq;                   /* MEMPI_SENDREQ: send requests (SR) on/off */
+    size_t sendreq_min;               /* MEMPI_SENDREQ_MIN: smallest buffer worth an SR */
     int    wait_policy;               /* MEMPI_WAIT */
     unsigned spin_count;              /* MEMPI_SPIN: polls before yielding */
     int    stats;                     /* MEMPI_STATS */

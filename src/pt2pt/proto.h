@@ -25,6 +25,8 @@ enum {
     MP_ST_RECV_POSTED,      /* in the posted queue */
     MP_ST_RECV_FRAGS,       /* matched, fragments still arriving */
     MP_ST_RECV_WAIT_UNEXP,  /* matched an unexpected eager message still arriving */
+    MP_ST_SEND_RWDONE,      /* remote write done (or to do): RWDONE still to hand over */
+    MP_ST_SEND_NULL,        /* cancelled before transmission: NULLMSG still to hand over */
     MP_ST_DONE
 };
 
@@ -48,6 +50,21 @@ struct mp_ctrl {
     mp_hdr hdr;
 };
 
+/* A request for sending that arrived from a receiver and waits for the matching send. */
+typedef struct mp_sreq mp_sreq;
+struct mp_sreq {
+    mp_sreq *next;
+    int ctx, tag;           /* tag may be MPI_ANY_TAG */
+    uint32_t first_seq;     /* the receive can match messages from this sequence number on */
+    size_t capacity;
+    uint64_t cookie, addr;
+};
+
+/* Envelopes of the last MP_HISTORY messages sent to a peer, to tell whether a request for
+ * sending that arrives late was already answered by an eager or rendezvous message. */
+#define MP_HISTORY 64
+typedef struct mp_envelope { int ctx, tag; } mp_envelope;
+
 typedef struct mp_peer {
     uint32_t send_seq;
     uint32_t recv_seq;
@@ -56,6 +73,8 @@ typedef struct mp_peer {
     mp_request *in_req;                  /* eager fragments go to this receive ... */
     mp_unexp *in_unexp;                  /* ... or to this unexpected message */
     mp_transport *tp;
+    mp_sreq *sreqs;                      /* pending requests for sending, arrival order */
+    mp_envelope history[MP_HISTORY];     /* [seq % MP_HISTORY] */
 } mp_peer;
 
 typedef struct mp_pt2pt_state {
@@ -79,9 +98,23 @@ void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends and tries to tr
 void mp_send_ctrl(int world_peer, const mp_hdr *hdr);
 int  mp_send_flush(void);                             /* retries pending work; events */
 
+/* sendreq.c: the papers' request-for-sending protocol (docs/protocol.md) */
+void mp_sendreq_maybe_post(mp_request *req);             /* receiver: after posting */
+void mp_sendreq_on_sreq(int world, const mp_hdr *hdr);   /* sender: an SREQ arrived */
+int  mp_sendreq_take(mp_peer *peer, mp_request *req);    /* sender: use one for req? */
+void mp_sendreq_on_cancel(int world, const mp_hdr *hdr); /* sender: SRCANCEL arrived */
+void mp_sendreq_record(mp_peer *peer, const mp_request *req); /* sender: history */
+
+/* cancel.c */
+int  mp_cancel(mp_request *req);
+void mp_cancel_on_packet(int world, const mp_hdr *hdr);
+
 /* recv.c */
 void mp_recv_on_packet(int world_src, const mp_hdr *hdr, const void *payload);
 void mp_recv_match_unexp(mp_request *req, mp_unexp *u);  /* a receive meets an unexpected msg */
 void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len);
+void mp_recv_complete(mp_request *req);
+void mp_send_reply(int world, int type, uint64_t cookie, uint64_t addr);
+void mp_send_complete(mp_request *req);
 
 #endif

@@ -66,6 +66,7 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
     }
     req->state = MP_ST_RECV_POSTED;
     mp_posted_append(req);
+    mp_sendreq_maybe_post(req);
     return MPI_SUCCESS;
 }
 
@@ -143,4 +144,43 @@ int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *st
         mp_status_set_bytes(status, (MPI_Count)u->size);
     }
     return 1;
+}
+
+int mp_improbe(int source, int tag, mp_comm *comm, int ctx_offset, mp_request **msg,
+               MPI_Status *status)
+{
+    mp_progress();
+    mp_unexp *u = mp_match_unexpected(comm->ctx + ctx_offset, source, tag, 1);
+    if (!u)
+        return 0;
+    mp_request *m = mp_request_alloc(MP_REQ_PROBE);
+    m->ext = u;
+    m->comm = comm;
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = u->src;
+        status->MPI_TAG = u->tag;
+        status->MPI_ERROR = MPI_SUCCESS;
+        status->count_hi_and_cancelled = 0;
+        mp_status_set_bytes(status, (MPI_Count)u->size);
+    }
+    *msg = m;
+    return 1;
+}
+
+int mp_imrecv(void *buf, MPI_Aint count, mp_datatype *dt, mp_request *msg, mp_request **out)
+{
+    mp_unexp *u = msg->ext;
+    mp_request *req = mp_request_alloc(MP_REQ_RECV);
+    req->buf = buf;
+    req->count = count;
+    req->dt = dt;
+    req->peer = u->src;
+    req->tag = u->tag;
+    req->comm = msg->comm;
+    req->ctx = u->ctx;
+    req->bytes = mp_datatype_bytes(dt, count);
+    mp_request_free(msg);
+    *out = req;
+    mp_recv_match_unexp(req, u);
+    return MPI_SUCCESS;
 }

@@ -38,6 +38,28 @@ int mp_waitall(int n, mp_request **reqs, MPI_Status *statuses);
 /* Probe: returns 1 and fills status if a matching message has arrived. */
 int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *status);
 
+/* Matched probe: removes a matching arrived message and returns it as a message request
+ * (kind MP_REQ_PROBE); 0 if none.  mp_imrecv receives it (and frees the message request). */
+int mp_improbe(int source, int tag, mp_comm *comm, int ctx_offset, mp_request **msg,
+               MPI_Status *status);
+int mp_imrecv(void *buf, MPI_Aint count, mp_datatype *dt, mp_request *msg, mp_request **out);
+
+/* Cancel a receive, or a send that is not matched yet (completion shows the outcome). */
+int mp_cancel(mp_request *req);
+
+/* Persistent requests: kind MP_REQ_PSEND / MP_REQ_PRECV, started with mp_start; the active
+ * operation is req->inner. */
+mp_request *mp_persistent_new(int kind, void *buf, MPI_Aint count, mp_datatype *dt, int peer,
+                              int tag, mp_comm *comm, int mode);
+int  mp_start(mp_request *req);
+void mp_persistent_free(mp_request *req);
+
+/* Buffered sends through the buffer attached with MPI_Buffer_attach. */
+int mp_bsend_attach(void *buf, size_t size);
+int mp_bsend_detach(void **buf, size_t *size);   /* waits for buffered messages to leave */
+int mp_ibsend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+              mp_comm *comm, mp_request **out);
+
 int mp_pt2pt_init(void);
 void mp_pt2pt_finalize(void);
 

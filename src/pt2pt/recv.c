@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mp_send_complete(mp_request *req);
-
 /* Copies packed bytes [offset, offset+len) of the message into the receive buffer, dropping
  * what lies beyond the buffer's capacity (the truncation error is recorded at match time). */
 void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len)
@@ -28,14 +26,15 @@ void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len)
         mp_unpack(req->buf, req->count, req->dt, offset, data, len);
 }
 
-static void complete_recv(mp_request *req)
+void mp_recv_complete(mp_request *req)
 {
     req->status.MPI_ERROR = req->error;
     req->state = MP_ST_DONE;
-    mp_request_complete(req);
+    if (!req->cancel_pending)             /* else the SRCANCEL answer completes it */
+        mp_request_complete(req);
 }
 
-static void send_reply(int world, int type, uint64_t cookie, uint64_t addr)
+void mp_send_reply(int world, int type, uint64_t cookie, uint64_t addr)
 {
     mp_hdr h;
     memset(&h, 0, sizeof h);
@@ -85,14 +84,14 @@ static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cooki
         }
         if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
             req->error = err;
-        send_reply(world, MP_PKT_FIN, cookie, 0);
-        complete_recv(req);
+        mp_send_reply(world, MP_PKT_FIN, cookie, 0);
+        mp_recv_complete(req);
     } else {
         req->state = MP_ST_RECV_FRAGS;
         req->done_bytes = 0;
-        send_reply(world, MP_PKT_CTS, cookie, (uint64_t)(uintptr_t)req);
+        mp_send_reply(world, MP_PKT_CTS, cookie, (uint64_t)(uintptr_t)req);
         if (size == 0)
-            complete_recv(req);
+            mp_recv_complete(req);
     }
 }
 
@@ -105,7 +104,7 @@ void mp_recv_match_unexp(mp_request *req, mp_unexp *u)
         return;
     }
     if (u->flags & MP_HDR_SYNC)
-        send_reply(u->world_src, MP_PKT_ACK, u->cookie, 0);
+        mp_send_reply(u->world_src, MP_PKT_ACK, u->cookie, 0);
     if (u->received < u->size) {          /* fragments still arriving: finish on the last */
         u->waiting = req;
         req->state = MP_ST_RECV_WAIT_UNEXP;
@@ -114,15 +113,34 @@ void mp_recv_match_unexp(mp_request *req, mp_unexp *u)
     mp_deliver(req, 0, u->data, u->size);
     free(u->data);
     free(u);
-    complete_recv(req);
+    mp_recv_complete(req);
 }
 
-static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const void *payload)
+/* Every message consumes the pair's next sequence number exactly once, in order. */
+static void check_seq(int world, mp_peer *peer, const mp_hdr *h)
 {
     if (MP_UNLIKELY(h->seq != peer->recv_seq))
         mp_fatal("protocol error: message %u from rank %d arrived when %u was expected",
                  h->seq, world, peer->recv_seq);
     peer->recv_seq++;
+}
+
+/* RWDONE: the sender wrote the message into the receive that requested it. */
+static void on_rwdone(int world, mp_peer *peer, const mp_hdr *h)
+{
+    check_seq(world, peer, h);
+    mp_request *req = (mp_request *)(uintptr_t)h->cookie;
+    if (req->state != MP_ST_RECV_POSTED)
+        mp_fatal("protocol error: remote write from rank %d into a receive that is not posted", world);
+    mp_posted_remove(req);
+    req->sreq_out = 0;
+    set_match_status(req, h->src, h->tag, h->size);
+    mp_recv_complete(req);
+}
+
+static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const void *payload)
+{
+    check_seq(world, peer, h);
     mp_request *req = mp_match_posted(h->ctx, h->src, h->tag);
     if (req) {
         set_match_status(req, h->src, h->tag, h->size);
@@ -131,14 +149,14 @@ static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const voi
             return;
         }
         if (h->flags & MP_HDR_SYNC)
-            send_reply(world, MP_PKT_ACK, h->cookie, 0);
+            mp_send_reply(world, MP_PKT_ACK, h->cookie, 0);
         mp_deliver(req, 0, payload, h->len);
         req->done_bytes = h->len;
         if (h->len < h->size) {
             req->state = MP_ST_RECV_FRAGS;
             peer->in_req = req;
         } else {
-            complete_recv(req);
+            mp_recv_complete(req);
         }
         return;
     }
@@ -170,7 +188,7 @@ static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
         mp_deliver(req, req->done_bytes, payload, h->len);
         req->done_bytes += h->len;
         if (req->done_bytes >= req->peer_cookie)
-            complete_recv(req);
+            mp_recv_complete(req);
         return;
     }
     if (peer->in_req) {                   /* eager continuation, receive already matched */
@@ -179,7 +197,7 @@ static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
         req->done_bytes += h->len;
         if (req->done_bytes >= req->peer_cookie) {
             peer->in_req = NULL;
-            complete_recv(req);
+            mp_recv_complete(req);
         }
         return;
     }
@@ -196,7 +214,7 @@ static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
         mp_deliver(req, 0, u->data, u->size);
         free(u->data);
         free(u);
-        complete_recv(req);
+        mp_recv_complete(req);
     }
 }
 
@@ -210,6 +228,23 @@ void mp_recv_on_packet(int world, const mp_hdr *h, const void *payload)
         break;
     case MP_PKT_FRAG:
         on_frag(peer, h, payload);
+        break;
+    case MP_PKT_RWDONE:
+        on_rwdone(world, peer, h);
+        break;
+    case MP_PKT_NULLMSG:
+        check_seq(world, peer, h);
+        break;
+    case MP_PKT_SREQ:
+        mp_sendreq_on_sreq(world, h);
+        break;
+    case MP_PKT_SRCANCEL:
+        mp_sendreq_on_cancel(world, h);
+        break;
+    case MP_PKT_SRCANCEL_ACK:
+    case MP_PKT_CANCEL_REQ:
+    case MP_PKT_CANCEL_REP:
+        mp_cancel_on_packet(world, h);
         break;
     case MP_PKT_CTS: {
         mp_request *req = (mp_request *)(uintptr_t)h->cookie;

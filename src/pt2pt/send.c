@@ -39,7 +39,8 @@ void mp_send_complete(mp_request *req)
     free(req->tmp);
     req->tmp = NULL;
     req->state = MP_ST_DONE;
-    mp_request_complete(req);
+    if (!req->cancel_pending)             /* else the cancel answer completes it */
+        mp_request_complete(req);
 }
 
 static void fill_hdr(mp_hdr *h, const mp_request *req, int type)
@@ -51,6 +52,29 @@ static void fill_hdr(mp_hdr *h, const mp_request *req, int type)
     h->tag = req->tag;
     h->seq = req->seq;
     h->size = req->bytes;
+}
+
+/* Remote Write: the whole message straight into the receiver's posted buffer. */
+static void remote_write(mp_transport *tp, mp_request *req)
+{
+    struct iovec iov[64];
+    size_t done = 0;
+    while (done < req->bytes) {
+        size_t covered;
+        int n;
+        if (req->dt->is_contig) {
+            iov[0].iov_base = (char *)req->buf + req->dt->true_lb;
+            iov[0].iov_len = req->bytes;
+            n = 1;
+            covered = req->bytes;
+        } else {
+            n = mp_segments(req->buf, req->count, req->dt, done, req->bytes - done, iov, 64, &covered);
+        }
+        int err = tp->write(req->world_peer, req->remote_addr + done, iov, n);
+        if (err != MPI_SUCCESS)
+            mp_fatal("remote write to rank %d failed: %s", req->world_peer, mp_error_message(err));
+        done += covered;
+    }
 }
 
 /* Hands as much of `req` to the transport as it takes.  Returns 1 when the request no longer
@@ -93,6 +117,24 @@ static int transmit(mp_request *req)
             return 0;
         }
         return 1;
+    case MP_ST_SEND_RWDONE:
+        if (req->done_bytes < req->bytes) {   /* the remote write, once */
+            remote_write(tp, req);
+            req->done_bytes = req->bytes;
+        }
+        fill_hdr(&h, req, MP_PKT_RWDONE);
+        h.cookie = req->peer_cookie;
+        if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN)
+            return 0;
+        mp_send_complete(req);
+        return 1;
+    case MP_ST_SEND_NULL:
+        fill_hdr(&h, req, MP_PKT_NULLMSG);
+        if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN)
+            return 0;
+        mp_status_set_cancelled(&req->status, 1);
+        mp_send_complete(req);
+        return 1;
     case MP_ST_SEND_STREAM:
         while (req->done_bytes < req->bytes) {
             size_t off = req->done_bytes;
@@ -128,9 +170,10 @@ static int flush_peer(int world)
     }
     while (p->send_head) {
         mp_request *req = p->send_head;
+        mp_request *next = req->next;     /* transmit may complete and recycle req */
         if (!transmit(req))
             return events;
-        p->send_head = req->next;
+        p->send_head = next;
         if (!p->send_head)
             p->send_tail = NULL;
         events++;
@@ -148,7 +191,7 @@ void mp_send_queue(mp_peer *peer, mp_request *req)
         return;
     }
     if (!peer->ctrl_head && transmit(req))
-        return;
+        return;                           /* req may be complete and recycled already */
     peer->send_head = peer->send_tail = req;
     mark_active(world);
 }
@@ -216,11 +259,16 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
     req->world_peer = world;
     mp_peer *peer = &mp_p2p.peers[world];
     req->seq = peer->send_seq++;
+    mp_sendreq_record(peer, req);
     mp_transport *tp = peer->tp;
 
     mp_stat.msgs_sent++;
     mp_stat.bytes_sent += req->bytes;
-    if (req->bytes <= tp->eager_max) {
+    if (peer->sreqs && mp_sendreq_take(peer, req)) {
+        req->state = MP_ST_SEND_RWDONE;
+        mp_stat.sendreq_msgs++;
+        mp_stat.sendreq_bytes += req->bytes;
+    } else if (req->bytes <= tp->eager_max) {
         req->state = MP_ST_SEND_EAGER;
         mp_stat.eager_msgs++;
         mp_stat.eager_bytes += req->bytes;

@@ -34,10 +34,21 @@ enum mp_pkt_type {
     MP_PKT_CTS,           /* clear-to-send when single copy is unavailable */
     MP_PKT_FIN,           /* receiver finished reading a rendezvous message */
     MP_PKT_ACK,           /* synchronous send matched */
-    MP_PKT_SREQ,          /* request for sending (receive posted first) */
-    MP_PKT_RWDONE,        /* remote write finished: data is in the receive buffer */
+    MP_PKT_SREQ,          /* request for sending (receive posted first): addr = receive
+                             buffer, size = its capacity, seq = first sequence number the
+                             receive can match, cookie = the receive request */
+    MP_PKT_RWDONE,        /* remote write finished: data is in the receive buffer; a first
+                             packet (carries seq, tag, src, size), cookie = receive request */
+    MP_PKT_NULLMSG,       /* a cancelled send's sequence number, consumed with no message */
+    MP_PKT_SRCANCEL,      /* receiver withdraws its SREQ (cookie = receive request) */
+    MP_PKT_SRCANCEL_ACK,  /* sender: the SREQ is gone (used, stale or removed) */
+    MP_PKT_CANCEL_REQ,    /* sender asks to withdraw an unmatched message (cookie = send req) */
+    MP_PKT_CANCEL_REP,    /* receiver's answer: flags & MP_HDR_CANCELLED if it was withdrawn */
 };
-enum { MP_HDR_SYNC = 1 };  /* flags: sender wants an ACK when matched */
+enum {
+    MP_HDR_SYNC = 1,      /* sender wants an ACK when matched */
+    MP_HDR_CANCELLED = 2  /* CANCEL_REP: the message was withdrawn */
+};
 
 typedef struct mp_hdr {
     uint8_t  type;

@@ -1,0 +1,516 @@
+/* request.c -- completion of user requests: Wait/Test in all their forms, Request_free,
+ * Cancel, generalized requests.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Three kinds of user request reach these functions:
+ *   ordinary   (sends, receives, nonblocking collectives): complete when `done` is set;
+ *              finishing frees them and resets the user's handle to MPI_REQUEST_NULL;
+ *   persistent (MPI_*_init): inactive counts as complete with an empty status; finishing
+ *              frees the active operation (req->inner) and keeps the handle;
+ *   generalized (MPI_Grequest_start): complete when MPI_Grequest_complete was called;
+ *              finishing calls the user's query and free functions.
+ * Every function below is written once in terms of req_done() and req_finish(), so the
+ * any/some/all variants cannot disagree about what "complete" means.
+ */
+#include "binding/binding.h"
+#include <stdlib.h>
+
+typedef struct mp_greq {
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *free_fn;
+    MPI_Grequest_cancel_function *cancel;
+    void *extra;
+} mp_greq;
+
+static int is_persistent(const mp_request *r)
+{
+    return r->kind == MP_REQ_PSEND || r->kind == MP_REQ_PRECV;
+}
+
+/* Active means "could still complete": inactive persistent requests are not active. */
+static int req_active(const mp_request *r)
+{
+    return !is_persistent(r) || r->inner != NULL;
+}
+
+static int req_done(const mp_request *r)
+{
+    if (is_persistent(r))
+        return r->inner == NULL || mp_request_is_done(r->inner);
+    return mp_request_is_done(r);
+}
+
+/* Hands a complete request's status to the user and retires it. */
+static int req_finish(mp_request *r, MPI_Request *handle, MPI_Status *status)
+{
+    int err;
+    if (is_persistent(r)) {
+        if (r->inner == NULL) {
+            if (status != MPI_STATUS_IGNORE)
+                mp_status_empty(status);
+            return MPI_SUCCESS;
+        }
+        err = r->inner->status.MPI_ERROR;
+        if (status != MPI_STATUS_IGNORE)
+            *status = r->inner->status;
+        mp_request_free(r->inner);
+        r->inner = NULL;
+        return err;
+    }
+    if (r->kind == MP_REQ_GREQ) {
+        mp_greq *g = r->ext;
+        MPI_Status st;
+        mp_status_empty(&st);
+        st.MPI_SOURCE = MPI_UNDEFINED;
+        st.MPI_TAG = MPI_UNDEFINED;
+        err = g->query ? g->query(g->extra, &st) : MPI_SUCCESS;
+        int ferr = g->free_fn ? g->free_fn(g->extra) : MPI_SUCCESS;
+        if (err == MPI_SUCCESS)
+            err = ferr;
+        st.MPI_ERROR = err;
+        if (status != MPI_STATUS_IGNORE)
+            *status = st;
+        free(g);
+    } else {
+        err = r->status.MPI_ERROR;
+        if (status != MPI_STATUS_IGNORE)
+            *status = r->status;
+    }
+    mp_request_free(r);
+    *handle = MPI_REQUEST_NULL;
+    return err;
+}
+
+/* Resolves a handle; MPI_REQUEST_NULL gives NULL with no error. */
+static int lookup(const char *F, MPI_Request h, mp_request **out)
+{
+    *out = NULL;
+    if (h == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    mp_request *r = mp_request_get(h);
+    if (r == NULL || r->kind == MP_REQ_PROBE)
+        return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request handle 0x%x", (unsigned)h);
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+static int check_array(const char *F, int count, const MPI_Request reqs[])
+{
+    int err;
+    if ((err = mp_arg_initialized(F)))
+        return err;
+    if (count < 0)
+        return mp_error(NULL, MPI_ERR_COUNT, F, "invalid count %d", count);
+    if (count > 0 && reqs == NULL)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid request array NULL");
+    for (int i = 0; i < count; i++) {
+        mp_request *r;
+        if ((err = lookup(F, reqs[i], &r)))
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+static mp_comm *err_comm(const mp_request *r)
+{
+    const mp_request *op = is_persistent(r) && r->inner ? r->inner : r;
+    return op->comm;
+}
+
+static MPI_Status *status_at(MPI_Status statuses[], int i)
+{
+    return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+static void empty_status(MPI_Status *st)
+{
+    if (st != MPI_STATUS_IGNORE)
+        mp_status_empty(st);
+}
+
+static void wait_done(mp_request *r)
+{
+    unsigned spins = 0;
+    while (!req_done(r))
+        if (mp_progress() == 0)
+            mp_idle(&spins);
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char *const F = "MPI_Wait";
+    mp_request *r;
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
+        (err = lookup(F, *request, &r)))
+        return err;
+    if (r == NULL) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    wait_done(r);
+    mp_comm *comm = err_comm(r);
+    return mp_ret(comm, F, req_finish(r, request, status));
+}
+#pragma weak MPI_Wait = PMPI_Wait
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char *const F = "MPI_Test";
+    mp_request *r;
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
+        (err = lookup(F, *request, &r)))
+        return err;
+    if (r == NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!req_done(r))
+        mp_progress();
+    *flag = req_done(r);
+    if (!*flag)
+        return MPI_SUCCESS;
+    mp_comm *comm = err_comm(r);
+    return mp_ret(comm, F, req_finish(r, request, status));
+}
+#pragma weak MPI_Test = PMPI_Test
+
+/* Finishes every complete active request among reqs (all of them for Waitall/Testall),
+ * recording per-request errors in the statuses.  Returns MPI_ERR_IN_STATUS if any failed. */
+static int finish_all(const char *F, int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    mp_comm *bad = NULL;
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        MPI_Status *st = status_at(statuses, i);
+        if (r == NULL) {
+            empty_status(st);
+            continue;
+        }
+        mp_comm *comm = err_comm(r);
+        int e = req_finish(r, &reqs[i], st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = e;
+        if (e != MPI_SUCCESS) {
+            failed = 1;
+            bad = comm;
+        }
+    }
+    if (failed)
+        return mp_error(bad, MPI_ERR_IN_STATUS, F, "one or more requests failed; see the "
+                        "MPI_ERROR field of the statuses");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    static const char *const F = "MPI_Waitall";
+    int err = check_array(F, count, reqs);
+    if (err)
+        return err;
+    for (int i = 0; i < count; i++) {
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        if (r)
+            wait_done(r);
+    }
+    return finish_all(F, count, reqs, statuses);
+}
+#pragma weak MPI_Waitall = PMPI_Waitall
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    static const char *const F = "MPI_Testall";
+    int err = check_array(F, count, reqs);
+    if (err)
+        return err;
+    mp_progress();
+    for (int i = 0; i < count; i++) {
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        if (r && !req_done(r)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return finish_all(F, count, reqs, statuses);
+}
+#pragma weak MPI_Testall = PMPI_Testall
+
+/* One scan for Waitany/Testany: index of a complete active request, -1 if none is complete,
+ * -2 if no request is active. */
+static int scan_any(int count, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < count; i++) {
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        if (r == NULL || !req_active(r))
+            continue;
+        active = 1;
+        if (req_done(r))
+            return i;
+    }
+    return active ? -1 : -2;
+}
+
+static int finish_one(const char *F, MPI_Request reqs[], int i, int *index, MPI_Status *status)
+{
+    mp_request *r = mp_request_get(reqs[i]);
+    mp_comm *comm = err_comm(r);
+    *index = i;
+    return mp_ret(comm, F, req_finish(r, &reqs[i], status));
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    static const char *const F = "MPI_Waitany";
+    int err = check_array(F, count, reqs);
+    if (err)
+        return err;
+    unsigned spins = 0;
+    for (;;) {
+        int i = scan_any(count, reqs);
+        if (i == -2) {
+            *index = MPI_UNDEFINED;
+            empty_status(status);
+            return MPI_SUCCESS;
+        }
+        if (i >= 0)
+            return finish_one(F, reqs, i, index, status);
+        if (mp_progress() == 0)
+            mp_idle(&spins);
+    }
+}
+#pragma weak MPI_Waitany = PMPI_Waitany
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    static const char *const F = "MPI_Testany";
+    int err = check_array(F, count, reqs);
+    if (err)
+        return err;
+    mp_progress();
+    int i = scan_any(count, reqs);
+    if (i == -2) {
+        *flag = 1;
+        *index = MPI_UNDEFINED;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    *flag = i >= 0;
+    if (i < 0) {
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    return finish_one(F, reqs, i, index, status);
+}
+#pragma weak MPI_Testany = PMPI_Testany
+
+/* Finishes all complete active requests; *outcount = how many, MPI_UNDEFINED if none active. */
+static int some(const char *F, int count, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status statuses[], int wait)
+{
+    int err = check_array(F, count, reqs);
+    if (err)
+        return err;
+    unsigned spins = 0;
+    mp_progress();
+    for (;;) {
+        int active = 0, n = 0;
+        for (int i = 0; i < count; i++) {
+            mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+            if (r == NULL || !req_active(r))
+                continue;
+            active = 1;
+            if (req_done(r))
+                indices[n++] = i;
+        }
+        if (!active) {
+            *outcount = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+        if (n > 0 || !wait) {
+            mp_comm *bad = NULL;
+            int failed = 0;
+            for (int k = 0; k < n; k++) {
+                mp_request *r = mp_request_get(reqs[indices[k]]);
+                mp_comm *comm = err_comm(r);
+                MPI_Status *st = status_at(statuses, k);
+                int e = req_finish(r, &reqs[indices[k]], st);
+                if (st != MPI_STATUS_IGNORE)
+                    st->MPI_ERROR = e;
+                if (e != MPI_SUCCESS) {
+                    failed = 1;
+                    bad = comm;
+                }
+            }
+            *outcount = n;
+            if (failed)
+                return mp_error(bad, MPI_ERR_IN_STATUS, F, "one or more requests failed; see "
+                                "the MPI_ERROR field of the statuses");
+            return MPI_SUCCESS;
+        }
+        if (mp_progress() == 0)
+            mp_idle(&spins);
+    }
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some("MPI_Waitsome", incount, reqs, outcount, indices, statuses, 1);
+}
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some("MPI_Testsome", incount, reqs, outcount, indices, statuses, 0);
+}
+#pragma weak MPI_Testsome = PMPI_Testsome
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char *const F = "MPI_Request_get_status";
+    mp_request *r;
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = lookup(F, request, &r)))
+        return err;
+    if (r == NULL || !req_active(r)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!req_done(r))
+        mp_progress();
+    *flag = req_done(r);
+    if (*flag && status != MPI_STATUS_IGNORE) {
+        if (r->kind == MP_REQ_GREQ) {
+            mp_greq *g = r->ext;
+            mp_status_empty(status);
+            if (g->query)
+                status->MPI_ERROR = g->query(g->extra, status);
+        } else {
+            *status = is_persistent(r) ? r->inner->status : r->status;
+        }
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+
+static void free_when_complete(mp_request *r)
+{
+    mp_request_free(r);
+}
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char *const F = "MPI_Request_free";
+    mp_request *r;
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
+        (err = lookup(F, *request, &r)))
+        return err;
+    if (r == NULL)
+        return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
+    if (is_persistent(r)) {
+        mp_request *inner = r->inner;
+        if (inner) {                      /* the operation goes on; free it when it ends */
+            if (mp_request_is_done(inner))
+                mp_request_free(inner);
+            else
+                inner->on_complete = free_when_complete;
+        }
+        mp_persistent_free(r);
+    } else if (r->kind == MP_REQ_GREQ) {
+        mp_greq *g = r->ext;
+        if (g->free_fn)
+            g->free_fn(g->extra);
+        free(g);
+        mp_request_free(r);
+    } else if (mp_request_is_done(r)) {
+        mp_request_free(r);
+    } else {
+        mp_table_remove(&mp_request_table, r->handle);
+        r->handle = 0;
+        r->on_complete = free_when_complete;
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    static const char *const F = "MPI_Cancel";
+    mp_request *r;
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
+        (err = lookup(F, *request, &r)))
+        return err;
+    if (r == NULL)
+        return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
+    if (r->kind == MP_REQ_GREQ) {
+        mp_greq *g = r->ext;
+        return g->cancel ? g->cancel(g->extra, mp_request_is_done(r)) : MPI_SUCCESS;
+    }
+    if (is_persistent(r))
+        return r->inner ? mp_cancel(r->inner) : MPI_SUCCESS;
+    if (r->kind == MP_REQ_SEND || r->kind == MP_REQ_RECV)
+        return mp_cancel(r);
+    return MPI_SUCCESS;                    /* collectives cannot be cancelled */
+}
+#pragma weak MPI_Cancel = PMPI_Cancel
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return mp_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "invalid status pointer");
+    *flag = mp_status_cancelled(status);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return mp_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "invalid status pointer");
+    mp_status_set_cancelled(status, flag);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    static const char *const F = "MPI_Grequest_start";
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)))
+        return err;
+    mp_greq *g = mp_malloc(sizeof *g);
+    g->query = query_fn;
+    g->free_fn = free_fn;
+    g->cancel = cancel_fn;
+    g->extra = extra_state;
+    mp_request *r = mp_request_alloc(MP_REQ_GREQ);
+    r->ext = g;
+    r->comm = mp_world.comm_world;
+    *request = mp_request_handle(r);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    static const char *const F = "MPI_Grequest_complete";
+    mp_request *r;
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = lookup(F, request, &r)))
+        return err;
+    if (r == NULL || r->kind != MP_REQ_GREQ)
+        return mp_error(NULL, MPI_ERR_REQUEST, F, "request 0x%x is not a generalized request",
+                        (unsigned)request);
+    mp_request_complete(r);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete

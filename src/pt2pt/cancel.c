@@ -1,0 +1,106 @@
+/* cancel.c -- MPI_Cancel for receives and for sends not yet matched.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ *  - A posted receive is removed from the posted queue and completes as cancelled -- unless
+ *    it has a request for sending outstanding, in which case the sender might be writing into
+ *    its buffer: it withdraws the SREQ (SRCANCEL) and decides when the answer arrives.
+ *  - A send still queued locally (nothing handed to the transport) keeps its sequence number
+ *    but transmits a NULLMSG in its place, so the pair's numbering stays gap-free.
+ *  - A send whose first packet left but which is not matched (rendezvous waiting for FIN,
+ *    synchronous eager waiting for ACK) asks the receiver (CANCEL_REQ) to withdraw it from the
+ *    unexpected queue; the answer says whether it did.
+ * While a handshake is under way the request does not complete, even if its data finishes
+ * (cancel_pending defers completion), so the answer never finds a recycled request.
+ */
+#include "pt2pt/proto.h"
+#include <stdlib.h>
+
+static void cancel_done(mp_request *req)
+{
+    mp_status_set_cancelled(&req->status, 1);
+    mp_status_set_bytes(&req->status, 0);
+    req->error = MPI_SUCCESS;
+    if (req->kind == MP_REQ_RECV) {
+        req->status.MPI_ERROR = MPI_SUCCESS;
+        req->state = MP_ST_DONE;
+        mp_request_complete(req);
+    } else {
+        mp_send_complete(req);
+    }
+}
+
+int mp_cancel(mp_request *req)
+{
+    if (mp_request_is_done(req) || req->cancel_pending)
+        return MPI_SUCCESS;
+    switch (req->state) {
+    case MP_ST_RECV_POSTED:
+        if (req->sreq_out) {
+            req->cancel_pending = 1;
+            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL, (uint64_t)(uintptr_t)req, 0);
+        } else {
+            mp_posted_remove(req);
+            cancel_done(req);
+        }
+        break;
+    case MP_ST_SEND_EAGER:
+    case MP_ST_SEND_RTS:
+    case MP_ST_SEND_RWDONE:
+        if (req->done_bytes == 0)          /* still queued: nothing left this process */
+            req->state = MP_ST_SEND_NULL;
+        break;
+    case MP_ST_WAIT_FIN:
+    case MP_ST_WAIT_ACK:
+        req->cancel_pending = 1;
+        mp_send_reply(req->world_peer, MP_PKT_CANCEL_REQ, (uint64_t)(uintptr_t)req, 0);
+        break;
+    default:
+        break;                             /* matched or in flight: cannot be cancelled */
+    }
+    return MPI_SUCCESS;
+}
+
+/* Receiver: withdraw the unexpected message the sender `world` identifies by its cookie. */
+static void on_cancel_req(int world, const mp_hdr *h)
+{
+    mp_hdr reply = { .type = MP_PKT_CANCEL_REP, .cookie = h->cookie };
+    for (mp_unexp *u = mp_p2p.unexp_head; u; u = u->next) {
+        if (u->world_src != world || u->cookie != h->cookie)
+            continue;
+        if (u->type == MP_PKT_RTS || u->received == u->size) {
+            mp_unexp_remove(u);
+            free(u->data);
+            free(u);
+            reply.flags = MP_HDR_CANCELLED;
+        }
+        break;
+    }
+    mp_send_ctrl(world, &reply);
+}
+
+void mp_cancel_on_packet(int world, const mp_hdr *h)
+{
+    mp_request *req = (mp_request *)(uintptr_t)h->cookie;
+    switch (h->type) {
+    case MP_PKT_CANCEL_REQ:
+        on_cancel_req(world, h);
+        break;
+    case MP_PKT_CANCEL_REP:
+        req->cancel_pending = 0;
+        if (h->flags & MP_HDR_CANCELLED)
+            cancel_done(req);
+        else if (req->state == MP_ST_DONE)
+            mp_request_complete(req);      /* finished while we asked */
+        break;
+    case MP_PKT_SRCANCEL_ACK:
+        req->cancel_pending = 0;
+        req->sreq_out = 0;
+        if (req->state == MP_ST_RECV_POSTED) {
+            mp_posted_remove(req);
+            cancel_done(req);
+        } else if (req->state == MP_ST_DONE) {
+            mp_request_complete(req);
+        }
+        break;
+    }
+}
