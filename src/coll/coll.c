@@ -10,8 +10,6 @@
 int mp_coll_init(void)
 {
     int err = mp_coll_select_init();
-    if (err == MPI_SUCCESS)
-        err = mp_coll_layout_init();
     if (err != MPI_SUCCESS)
         return err;
     return mp_sched_init();

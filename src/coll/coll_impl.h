@@ -41,8 +41,6 @@ typedef struct mp_coll_state {
     int blocked;                      /* every node is a run of consecutive ranks, nodes in
                                          ascending order: node-aware reductions keep the
                                          rank order, so non-commutative ops may use them */
-    int *sim_node_of, *sim_leader;    /* MEMPI_COLL_NODE_SIZE: simulated layout */
-    int sim_nnodes;
 } mp_coll_state;
 
 mp_coll_state *mp_coll_state_of(mp_comm *comm);
@@ -52,7 +50,6 @@ mp_team mp_team_leaders(mp_comm *comm);       /* one rank per node; rank -1 if n
 /* Node-aware algorithms need more than one node and at least one node with several ranks. */
 int mp_coll_node_aware_useful(mp_comm *comm);
 int mp_coll_node_of(mp_comm *comm, int rank);  /* node index of a rank */
-int mp_coll_layout_init(void);                 /* parses MEMPI_COLL_NODE_SIZE */
 
 /* ---------------------------------------------------------------------------------------------
  * Schedules (sched.c)

@@ -72,7 +72,7 @@ mp_sched *mp_sched_new(mp_comm *comm)
     mp_coll_state *cs = mp_coll_state_of(comm);
     mp_sched *s = mp_calloc(1, sizeof *s);
     s->comm = comm;
-    s->tag = (int)(cs->seq++ & 0x3fffffff);
+    s->tag = (int)(cs->seq++ & 0x0fffffff);
     s->held_op = MPI_OP_NULL;
     return s;
 }

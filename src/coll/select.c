@@ -210,7 +210,4 @@ void mp_coll_describe(FILE *out)
         alg_list(&table[c], list, sizeof list);
         fprintf(out, "  %-28s auto|%s\n", var, list);
     }
-    fprintf(out, "  %-28s %s\n", "MEMPI_COLL_NODE_SIZE",
-            "0 | k: collectives see nodes of k consecutive world ranks (testing node-aware "
-            "algorithms on one host)");
 }

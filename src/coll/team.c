@@ -7,52 +7,15 @@
  * and each rank's position inside its node.  A communicator without layout information is
  * treated as one node.  The state is freed by mp_coll_comm_free when the communicator goes.
  *
- * MEMPI_COLL_NODE_SIZE=k overrides the layout for the collectives only: world ranks are cut
- * into "nodes" of k consecutive ranks, while transports still see one machine.  This is how
- * the node-aware algorithms are tested on one host (MEMPI_NODE_SIZE also simulates nodes,
- * but for the whole library, which needs a network transport between the simulated nodes).
+ * To test the node-aware algorithms on one host, MEMPI_NODE_SIZE=k makes the core cut the
+ * world into simulated nodes of k consecutive ranks (transports still see one machine).
  */
 #include "coll/coll_impl.h"
 #include <stdlib.h>
 
-static long sim_node_size;            /* MEMPI_COLL_NODE_SIZE, 0 = real layout */
-
-int mp_coll_layout_init(void)
-{
-    const char *v = getenv("MEMPI_COLL_NODE_SIZE");
-    sim_node_size = 0;
-    if (v && *v && mp_parse_int(v, 0, 1 << 30, &sim_node_size) != 0)
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_COLL_NODE_SIZE "
-                             "(expected a number of ranks per simulated node, 0 = off)", v);
-    return MPI_SUCCESS;
-}
-
 static int node_of(const mp_comm *c, int r)
 {
-    if (c->coll_state && ((mp_coll_state *)c->coll_state)->sim_node_of)
-        return ((mp_coll_state *)c->coll_state)->sim_node_of[r];
     return c->node_of ? c->node_of[r] : 0;
-}
-
-/* Simulated layout: node index in order of first appearance, leader = lowest rank. */
-static void simulate(mp_comm *comm, mp_coll_state *cs)
-{
-    int n = comm->size, nn = 0;
-    int *key = mp_malloc((size_t)n * sizeof(int)), *leader = mp_malloc((size_t)n * sizeof(int));
-    cs->sim_node_of = mp_malloc((size_t)n * sizeof(int));
-    for (int r = 0; r < n; r++) {
-        int k = (int)(comm->world[r] / sim_node_size), idx = 0;
-        while (idx < nn && key[idx] != k)
-            idx++;
-        if (idx == nn) {
-            key[nn] = k;
-            leader[nn++] = r;
-        }
-        cs->sim_node_of[r] = idx;
-    }
-    cs->sim_nnodes = nn;
-    cs->sim_leader = leader;
-    free(key);
 }
 
 static void layout(mp_comm *comm, mp_coll_state *cs)
@@ -60,11 +23,6 @@ static void layout(mp_comm *comm, mp_coll_state *cs)
     int n = comm->size;
     int nn = comm->node_of && comm->nnodes > 0 && !comm->is_inter ? comm->nnodes : 1;
     const int *node_leader = comm->node_leader;
-    if (sim_node_size > 0 && !comm->is_inter && comm->world) {
-        simulate(comm, cs);
-        nn = cs->sim_nnodes;
-        node_leader = cs->sim_leader;
-    }
     cs->node_count = mp_calloc((size_t)nn, sizeof(int));
     cs->pos_in_node = mp_malloc((size_t)n * sizeof(int));
     for (int r = 0; r < n; r++) {
@@ -96,7 +54,7 @@ mp_coll_state *mp_coll_state_of(mp_comm *comm)
     if (MP_LIKELY(cs != NULL))
         return cs;
     cs = mp_calloc(1, sizeof *cs);
-    comm->coll_state = cs;            /* before layout(): node_of() reads the simulation */
+    comm->coll_state = cs;
     layout(comm, cs);
     return cs;
 }
@@ -110,8 +68,6 @@ void mp_coll_comm_free(mp_comm *comm)
     free(cs->leaders);
     free(cs->pos_in_node);
     free(cs->node_count);
-    free(cs->sim_node_of);
-    free(cs->sim_leader);
     free(cs);
     comm->coll_state = NULL;
 }

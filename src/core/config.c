@@ -37,6 +37,8 @@ const mp_config_var mp_config_vars[] = {
       "print communication statistics at MPI_Finalize: 0 off, 1 job totals, 2 also per rank" },
     { "MEMPI_VERBOSE",    "0",
       "print start-up decisions (transports, single copy, waiting policy) to stderr: 0|1" },
+    { "MEMPI_COLL_SHM_SLOT", "65536",
+      "bytes of the node segment per rank for shared-memory collectives (larger data is pipelined)" },
     { "MEMPI_NODE_SIZE",  "0",
       "simulate nodes of this many consecutive ranks for node-aware algorithms (0 = real nodes)" },
 };
@@ -163,6 +165,7 @@ int mp_config_load(void)
         (err = load_int("MEMPI_SPIN", 0, 100000000, &spin)) ||
         (err = load_int("MEMPI_STATS", 0, 2, &mp_cfg.stats)) ||
         (err = load_int("MEMPI_VERBOSE", 0, 1, &mp_cfg.verbose)) ||
+        (err = load_size("MEMPI_COLL_SHM_SLOT", 4096, (size_t)1 << 30, &mp_cfg.coll_shm_slot)) ||
         (err = load_int("MEMPI_NODE_SIZE", 0, 1 << 20, &mp_cfg.node_size)))
         return err;
     mp_cfg.cma = cma == 0 ? -1 : cma - 1;

@@ -282,6 +282,7 @@ typedef struct mp_config {
     int    stats;                     /* MEMPI_STATS */
     int    verbose;                   /* MEMPI_VERBOSE */
     int    node_size;                 /* MEMPI_NODE_SIZE: simulate nodes of this many ranks */
+    size_t coll_shm_slot;             /* MEMPI_COLL_SHM_SLOT: bytes per rank for shm collectives */
 } mp_config;
 extern mp_config mp_cfg;
 enum { MP_WAIT_AUTO = 0, MP_WAIT_SPIN, MP_WAIT_YIELD, MP_WAIT_SLEEP };

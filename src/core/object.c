@@ -9,6 +9,7 @@
  * MPI_GROUP_EMPTY) and are resolved without the table.
  */
 #include "core/core.h"
+#include "coll/coll.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,7 @@ void mp_comm_release(mp_comm *c)
         return;
     if (c->handle && c->handle != MPI_COMM_WORLD && c->handle != MPI_COMM_SELF)
         mp_table_remove(&mp_comm_table, c->handle);
+    mp_coll_comm_free(c);
     if (c->world != c->group->world)
         free(c->world);
     mp_group_release(c->group);

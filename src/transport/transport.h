@@ -94,6 +94,11 @@ int  mp_shm_init(void);
 void mp_shm_finalize(void);
 void mp_shm_barrier(void);          /* all local ranks; used at init and finalize */
 int  mp_transports_poll(void);
+/* The collective layer's slot of local rank `local` in the node segment (mp_shm_coll_slot_size
+ * bytes, page aligned, zero at start).  Its protocol is the coll layer's (src/coll/). */
+void  *mp_shm_coll_slot(int local);
+size_t mp_shm_coll_slot_size(void);
+
 /* Called by the waiting policy before sleeping / after waking (futex). */
 void mp_shm_wake(int world_peer);
 

@@ -6,6 +6,7 @@
  * library's own table (core/config.c), so the list cannot drift from the code.
  */
 #include "core/core.h"
+#include "coll/coll.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,5 +46,7 @@ int main(int argc, char **argv)
         printf("  %-18s default %-7s current %-7s %s\n", v->name, v->defval,
                cur ? cur : "(default)", v->meaning);
     }
+    printf("\n");
+    mp_coll_describe(stdout);
     return 0;
 }

@@ -38,7 +38,9 @@ static void layout(mp_seg *s, int nlocal)
     size_t rings = (size_t)nlocal * (size_t)nlocal * s->cells * MP_CELL_SIZE;
     s->off_pools = align_up(s->off_rings + rings, 4096);
     size_t pools = (size_t)nlocal * s->chunks * (sizeof(mp_chunk) + s->chunk_size);
-    s->total = align_up(s->off_pools + pools, 4096);
+    s->off_coll = align_up(s->off_pools + pools, 4096);
+    s->coll_slot = align_up(mp_cfg.coll_shm_slot, 4096);
+    s->total = s->off_coll + (size_t)nlocal * s->coll_slot;
 }
 
 static int make_name(char *name, size_t len)

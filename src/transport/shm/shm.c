@@ -178,3 +178,13 @@ int mp_transports_poll(void)
 {
     return shm_poll();
 }
+
+void *mp_shm_coll_slot(int local)
+{
+    return (char *)mp_shm.seg + mp_shm.seg->off_coll + (size_t)local * mp_shm.seg->coll_slot;
+}
+
+size_t mp_shm_coll_slot_size(void)
+{
+    return mp_shm.seg->coll_slot;
+}

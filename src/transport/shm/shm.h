@@ -6,9 +6,12 @@
  * cell names.  Memory: P*P small rings (MEMPI_SHM_CELLS x 128 B each) plus P pools -- linear in
  * P for the bulk, with a small quadratic term (8 KiB per pair by default).
  *
- *   +----------+-------------+-------------------------------+---------------------------+
- *   | seg hdr  | rank areas  | rings[r][s] (r: receiver)     | pools[s] (chunks of s)    |
- *   +----------+-------------+-------------------------------+---------------------------+
+ *   +----------+-------------+---------------------------+-----------------------+-----------+
+ *   | seg hdr  | rank areas  | rings[r][s] (r: receiver) | pools[s] (chunks of s)| coll[s]   |
+ *   +----------+-------------+---------------------------+-----------------------+-----------+
+ *
+ * coll[s] is a slot per rank that the collective layer owns (mp_shm_coll_slot, transport.h):
+ * the shared-memory collectives write their contribution there and peers read it directly.
  */
 #ifndef MP_SHM_H
 #define MP_SHM_H
@@ -57,7 +60,8 @@ typedef struct mp_seg {
     uint64_t magic;
     uint32_t nlocal, cells;
     uint64_t chunk_size, chunks;
-    uint64_t off_ranks, off_rings, off_pools, total;
+    uint64_t off_ranks, off_rings, off_pools, off_coll, total;
+    uint64_t coll_slot;                   /* bytes per rank of the collective area */
     atomic_uint attached;
     atomic_uint cma_ok;
     char pad0[MP_CACHELINE];
