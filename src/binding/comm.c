@@ -398,3 +398,40 @@ int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm *newintracomm)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+
+/* No process of a MemPI job is spawned (MPI_Comm_spawn is not supported), so every process
+ * has no parent, which the standard reports as MPI_COMM_NULL. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    static const char *const F = "MPI_Comm_get_parent";
+    int err = mp_arg_initialized(F);
+    if (err)
+        return err;
+    if (parent == NULL)
+        return mp_error(NULL, MPI_ERR_ARG, F, "parent is NULL");
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+
+/* Disconnect = wait for this process's pending communication on it, then free it.  Pending
+ * operations complete through progress; without dynamic processes there is nothing else to
+ * sever. */
+int PMPI_Comm_disconnect(MPI_Comm *h)
+{
+    static const char *const F = "MPI_Comm_disconnect";
+    mp_comm *comm;
+    int err;
+    if (!h)
+        return mp_error(NULL, MPI_ERR_ARG, F, "comm is NULL");
+    if ((err = mp_arg_comm(F, *h, &comm)))
+        return err;
+    if (*h == MPI_COMM_WORLD || *h == MPI_COMM_SELF)
+        return mp_error(comm, MPI_ERR_COMM, F, "cannot disconnect the predefined communicator %s",
+                        *h == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    if ((err = mp_barrier(comm)) || (err = mp_comm_free_internal(comm)))
+        return mp_ret(comm, F, err);
+    *h = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect

@@ -98,6 +98,26 @@ int mp_iscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_
 int mp_iexscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
                mp_comm *comm, mp_request **req);
 
+/* Neighbourhood collectives (neighbor.c) on a communicator with a topology: blocks follow
+ * the order of mp_topo_neighbors (MPI_PROC_NULL neighbours keep their block, untouched).
+ * req == NULL runs the blocking form.  The w form takes byte displacements and a type per
+ * neighbour; MPI_ERR_TOPOLOGY if comm has no topology. */
+int mp_ineighbor_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                           MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req);
+int mp_ineighbor_allgatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                            const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt,
+                            mp_comm *comm, mp_request **req);
+int mp_ineighbor_alltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                          MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req);
+int mp_ineighbor_alltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                           mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                           const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm,
+                           mp_request **req);
+int mp_ineighbor_alltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                           mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
+                           const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm,
+                           mp_request **req);
+
 /* mempi-info: prints every collective's MEMPI_COLL_<NAME> variable and its algorithms. */
 void mp_coll_describe(FILE *out);
 

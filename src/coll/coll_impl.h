@@ -60,6 +60,15 @@ mp_sched *mp_sched_new(mp_comm *comm);
 /* Data transfers of zero bytes are dropped: both sides know the size from the arguments. */
 void mp_sched_send(mp_sched *s, const void *buf, MPI_Aint count, mp_datatype *dt, int peer);
 void mp_sched_recv(mp_sched *s, void *buf, MPI_Aint count, mp_datatype *dt, int peer);
+/* Same with the tag moved by tagoff (0 <= tagoff < n of mp_sched_reserve_tags): for calls
+ * that send several messages between one pair which must not match in posting order
+ * (Cartesian neighbourhoods where the -1 and +1 neighbour are the same process). */
+void mp_sched_send_tagged(mp_sched *s, const void *buf, MPI_Aint count, mp_datatype *dt,
+                          int peer, int tagoff);
+void mp_sched_recv_tagged(mp_sched *s, void *buf, MPI_Aint count, mp_datatype *dt, int peer,
+                          int tagoff);
+void mp_sched_reserve_tags(mp_sched *s, int n);
+int  mp_sched_tag(const mp_sched *s);         /* the call's (first) tag */
 /* Zero-byte synchronisation messages (barrier). */
 void mp_sched_ping(mp_sched *s, int peer);
 void mp_sched_pong(mp_sched *s, int peer);

@@ -32,6 +32,7 @@ enum { ST_SEND, ST_RECV, ST_PING, ST_PONG, ST_REDUCE, ST_COPY, ST_FENCE };
 typedef struct step {
     int kind;
     int peer;
+    int tagoff;                       /* added to the schedule's tag (see mp_sched_reserve_tags) */
     const void *src;
     void *dst;
     MPI_Aint count, dcount;
@@ -101,6 +102,33 @@ void mp_sched_recv(mp_sched *s, void *buf, MPI_Aint count, mp_datatype *dt, int 
     step *st = add(s, ST_RECV);
     st->dst = buf; st->count = count; st->dt = dt; st->peer = peer;
 }
+
+void mp_sched_send_tagged(mp_sched *s, const void *buf, MPI_Aint count, mp_datatype *dt,
+                          int peer, int tagoff)
+{
+    mp_sched_send(s, buf, count, dt, peer);
+    if (s->nsteps > 0 && s->steps[s->nsteps - 1].kind == ST_SEND && count > 0 && dt->size > 0)
+        s->steps[s->nsteps - 1].tagoff = tagoff;
+}
+
+void mp_sched_recv_tagged(mp_sched *s, void *buf, MPI_Aint count, mp_datatype *dt, int peer,
+                          int tagoff)
+{
+    mp_sched_recv(s, buf, count, dt, peer);
+    if (s->nsteps > 0 && s->steps[s->nsteps - 1].kind == ST_RECV && count > 0 && dt->size > 0)
+        s->steps[s->nsteps - 1].tagoff = tagoff;
+}
+
+/* The call takes tags tag .. tag+n-1: the communicator's sequence number moves on by n-1
+ * more.  Every rank calls this with the same n (it depends only on the communicator), so
+ * every rank still agrees on the tag of every later collective. */
+void mp_sched_reserve_tags(mp_sched *s, int n)
+{
+    if (n > 1)
+        mp_coll_state_of(s->comm)->seq += (unsigned)(n - 1);
+}
+
+int mp_sched_tag(const mp_sched *s) { return s->tag; }
 
 void mp_sched_ping(mp_sched *s, int peer) { add(s, ST_PING)->peer = peer; }
 void mp_sched_pong(mp_sched *s, int peer) { add(s, ST_PONG)->peer = peer; }
@@ -201,13 +229,14 @@ static void post(mp_sched *s, step *st)
     mp_request *r = NULL;
     int err = MPI_SUCCESS;
     static char dummy;
+    int tag = (s->tag + st->tagoff) & 0x0fffffff;
     switch (st->kind) {
     case ST_SEND:
-        err = mp_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm, MP_CTX_COLL,
+        err = mp_isend(st->src, st->count, st->dt, st->peer, tag, s->comm, MP_CTX_COLL,
                        MP_MODE_STANDARD, &r);
         break;
     case ST_RECV:
-        err = mp_irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm, MP_CTX_COLL, &r);
+        err = mp_irecv(st->dst, st->count, st->dt, st->peer, tag, s->comm, MP_CTX_COLL, &r);
         break;
     case ST_PING:
         err = mp_isend(&dummy, 0, mp_datatype_get(MPI_BYTE), st->peer, s->tag, s->comm,

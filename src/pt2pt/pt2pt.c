@@ -184,3 +184,57 @@ int mp_imrecv(void *buf, MPI_Aint count, mp_datatype *dt, mp_request *msg, mp_re
     mp_recv_match_unexp(req, u);
     return MPI_SUCCESS;
 }
+
+/* MPI_Isendrecv: a send and a receive as one request, complete when both parts are; its
+ * status is the receive's.  Parts report through on_complete; a part that finished inside
+ * mp_isend/mp_irecv is accounted for at once (completion never races with this code: it
+ * only happens inside progress, on this thread). */
+static void pair_part_done(mp_request *part)
+{
+    mp_request *whole = part->ext;
+    if (part->kind == MP_REQ_RECV)
+        whole->status = part->status;
+    mp_request_free(part);
+    if (--whole->count == 0) {
+        free(whole->tmp);
+        whole->tmp = NULL;
+        mp_request_complete(whole);
+    }
+}
+
+static void pair_attach(mp_request *whole, mp_request *part)
+{
+    part->ext = whole;
+    if (mp_request_is_done(part))
+        pair_part_done(part);
+    else
+        part->on_complete = pair_part_done;
+}
+
+int mp_isendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, int stag,
+                 void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int source, int rtag,
+                 mp_comm *comm, void *owned_tmp, mp_request **out)
+{
+    mp_request *whole = mp_request_alloc(MP_REQ_COLL), *r, *s;
+    whole->comm = comm;
+    whole->tmp = owned_tmp;
+    whole->count = 3;                     /* two parts + this function's own reference */
+    *out = whole;
+    int err = mp_irecv(rbuf, rcount, rdt, source, rtag, comm, MP_CTX_PT2PT, &r);
+    if (err == MPI_SUCCESS) {
+        pair_attach(whole, r);
+        err = mp_isend(sbuf, scount, sdt, dest, stag, comm, MP_CTX_PT2PT, MP_MODE_STANDARD, &s);
+        if (err == MPI_SUCCESS)
+            pair_attach(whole, s);
+        else
+            whole->count--;
+    } else {
+        whole->count -= 2;
+    }
+    if (--whole->count == 0) {
+        free(whole->tmp);
+        whole->tmp = NULL;
+        mp_request_complete(whole);
+    }
+    return err;
+}

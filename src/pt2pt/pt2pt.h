@@ -60,6 +60,11 @@ int mp_bsend_detach(void **buf, size_t *size);   /* waits for buffered messages 
 int mp_ibsend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
               mp_comm *comm, mp_request **out);
 
+/* A send and a receive as one request (MPI_Isendrecv); owned_tmp is freed at completion. */
+int mp_isendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, int stag,
+                 void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int source, int rtag,
+                 mp_comm *comm, void *owned_tmp, mp_request **out);
+
 int mp_pt2pt_init(void);
 void mp_pt2pt_finalize(void);
 

@@ -275,6 +275,23 @@ static void test_replace_truncate(int partner)
     CHECK(strstr(msg, "truncated") != NULL, "truncate message: %s", msg);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    /* MPI-4 Isendrecv and Isendrecv_replace: one request, status of the receive */
+    int w[100];
+    MPI_Request rq;
+    for (int i = 0; i < 100; i++)
+        v[i] = rank * 7 + i;
+    MPI_Isendrecv(v, 100, MPI_INT, partner, 82, w, 100, MPI_INT, partner, 82, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(count == 100 && st.MPI_SOURCE == partner && st.MPI_TAG == 82 && w[99] == partner * 7 + 99,
+          "isendrecv");
+    MPI_Isendrecv_replace(v, 100, MPI_INT, partner, 83, partner, 83, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, &st);
+    CHECK(v[0] == partner * 7 && v[99] == partner * 7 + 99 && st.MPI_TAG == 83, "isendrecv_replace");
+    MPI_Comm parent;
+    MPI_Comm_get_parent(&parent);
+    CHECK(parent == MPI_COMM_NULL, "a MemPI process has no parent");
 }
 
 static int greq_query(void *extra, MPI_Status *st)

@@ -26,7 +26,7 @@ static size_t align_up(size_t n, size_t a)
     return (n + a - 1) / a * a;
 }
 
-static void layout(mp_seg *s, int nlocal)
+void mp_segment_layout(mp_seg *s, int nlocal)
 {
     s->magic = MP_SHM_MAGIC;   /* published to other ranks by the PMI fence that follows */
     s->nlocal = (uint32_t)nlocal;
@@ -103,12 +103,25 @@ static int map_named(const char *name, int create, size_t size)
     return MPI_SUCCESS;
 }
 
+/* Private per-process state over a mapped segment (also used by the unit tests). */
+void mp_shm_attach_mapped(mp_seg *seg, size_t size, int me)
+{
+    mp_shm.seg = seg;
+    mp_shm.map_size = size;
+    mp_shm.nlocal = (int)seg->nlocal;
+    mp_shm.me = me;
+    mp_shm.mask = seg->cells - 1;
+    mp_shm.chunk_stride = sizeof(mp_chunk) + seg->chunk_size;
+    mp_shm.send_pos = mp_calloc(seg->nlocal, sizeof(uint32_t));
+    mp_shm.recv_pos = mp_calloc(seg->nlocal, sizeof(uint32_t));
+}
+
 int mp_segment_create_or_attach(void)
 {
     int nlocal = mp_world.local_size, me = mp_world.local_rank, err;
     mp_seg probe;
     memset(&probe, 0, sizeof probe);
-    layout(&probe, nlocal);
+    mp_segment_layout(&probe, nlocal);
     char name[128], key[32];
     snprintf(key, sizeof key, "mempi-shm-%d", mp_world.host);
 
@@ -139,12 +152,7 @@ int mp_segment_create_or_attach(void)
             return mp_error_code(MPI_ERR_OTHER, "shared segment %s does not match this job "
                                  "(different MEMPI_SHM_* settings across ranks?)", name);
     }
-    mp_shm.nlocal = nlocal;
-    mp_shm.me = me;
-    mp_shm.mask = mp_shm.seg->cells - 1;
-    mp_shm.chunk_stride = sizeof(mp_chunk) + mp_shm.seg->chunk_size;
-    mp_shm.send_pos = mp_calloc((size_t)nlocal, sizeof(uint32_t));
-    mp_shm.recv_pos = mp_calloc((size_t)nlocal, sizeof(uint32_t));
+    mp_shm_attach_mapped(mp_shm.seg, mp_shm.map_size, me);
 
     mp_rank_area *ra = mp_shm_rank(me);
     ra->pid = (int32_t)getpid();
