@@ -71,6 +71,20 @@ def medians(values):
             for key, per in values.items()}
 
 
+NOISE_SPREAD = 2.0
+
+
+def noisy_points(values):
+    """Points where some library's rounds differ by more than NOISE_SPREAD x
+    (max/min): the machine was disturbed there and the median is suspect."""
+    noisy = set()
+    for key, per in values.items():
+        for v in per.values():
+            if len(v) >= 2 and min(v) > 0 and max(v) / min(v) > NOISE_SPREAD:
+                noisy.add(key)
+    return noisy
+
+
 def best_peer(name, per_lib, units):
     peers = [(per_lib[p], p) for p in PEERS if p in per_lib]
     if not peers:
@@ -100,7 +114,7 @@ def human_size(s):
     return "%d B" % s
 
 
-def results_table(med, units, case, libs):
+def results_table(med, units, case, libs, noisy):
     names = []
     for (c, name, size) in med:
         if c == case and name not in names:
@@ -115,6 +129,8 @@ def results_table(med, units, case, libs):
             per = med[(c, n, size)]
             peer, pv = best_peer(name, per, units)
             ratio = "%.2f" % (per["mempi"] / pv) if "mempi" in per and pv else "n/a"
+            if (c, n, size) in noisy:
+                ratio += " ~"
             cells = [fmt(per.get(l)) for l in libs]
             size_text = human_size(size) if name not in ("cg",) else "%dx%d" % (size, size)
             lines.append("| %s | %s | %s | %s | %s | %s |" % (
@@ -123,7 +139,7 @@ def results_table(med, units, case, libs):
     return "\n".join(lines)
 
 
-def check_targets(med, units, cases, mempi_note):
+def check_targets(med, units, cases, mempi_note, noisy):
     """Rows: (target, case, point, mempi, best peer, ratio, wanted, verdict)."""
     rows = []
 
@@ -142,9 +158,11 @@ def check_targets(med, units, cases, mempi_note):
             return
         ratio = per["mempi"] / pv
         ok = cmp(ratio)
+        verdict = "met" if ok else "NOT MET: measured ratio %.2f" % ratio
+        if (case, name, size) in noisy:
+            verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
         rows.append((target, case, "%s %s" % (name, human_size(size)), fmt(per["mempi"]),
-                     "%s (%s)" % (fmt(pv), LIB_NAMES[peer]), "%.2f" % ratio, wanted,
-                     "met" if ok else "NOT MET: measured ratio %.2f" % ratio))
+                     "%s (%s)" % (fmt(pv), LIB_NAMES[peer]), "%.2f" % ratio, wanted, verdict))
 
     for case in cases:
         for s in (0, 1, 4, 8):
@@ -243,8 +261,10 @@ def main():
     ap.add_argument("--raw", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
     values, units, status = parse_raw(args.raw)
     med = medians(values)
+    noisy = noisy_points(values)
     info = read_machine(args.raw)
     cases = sorted({k[0] for k in med}, key=lambda c: int(c[2:]))
     present = {lib for per in med.values() for lib in per}
@@ -273,15 +293,16 @@ def main():
                "median by the better of MPICH and Open MPI: below 1 means MemPI is faster for times; "
                "above 1 means MemPI is faster for rates.  The machine is shared with other work (builds, "
                "tests); the load averages above show how busy it was, and single points can be "
-               "disturbed by it.\n")
+               "disturbed by it.  A ratio marked `~` (or a verdict marked noisy) is a point where one "
+               "library's rounds differ by more than %gx: treat it with care.\n" % NOISE_SPREAD)
 
     out.append("## Targets (issue 9)\n")
-    trows = check_targets(med, units, cases, mempi_note)
+    trows = check_targets(med, units, cases, mempi_note, noisy)
     out.append("| target | case | point | MemPI | best peer | ratio | wanted | verdict |")
     out.append("|---|---|---|---:|---:|---:|---:|---|")
     for r in trows:
         out.append("| %s |" % " | ".join(r))
-    missed = [r for r in trows if r[7] != "met"]
+    missed = [r for r in trows if not r[7].startswith("met")]
     out.append("\n%d of %d target points met." % (len(trows) - len(missed), len(trows)))
     if not any(k[0] not in ("np2", "np4") for k in med):
         out.append("\nThe case \"ranks spread over network-namespace nodes\" is not run yet: MemPI's "
@@ -299,7 +320,7 @@ def main():
             if p.endswith("_%s.png" % case):
                 out.append("![%s](%s)" % (p, p))
         out.append("")
-        out.append(results_table(med, units, case, libs))
+        out.append(results_table(med, units, case, libs, noisy))
 
     runs_with_notes = {k: v for k, v in status.items() if v}
     if runs_with_notes:
@@ -319,6 +340,8 @@ def main():
             with open(path, errors="replace") as f:
                 text = f.read()
             summary = text.split("# table", 1)[0].strip()
+            if text.startswith("# TIMEOUT") or text.startswith("# FAILED"):
+                summary = text.splitlines()[0]
             out.append("\n```\n%s\n```\n" % summary)
             out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
     if plot_note:

@@ -779,3 +779,265 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 }
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 
+
+/* ------------------------------------------------------------------------------------------ */
+/* Large-count forms of the v/w collectives and the remaining I-forms                         */
+/* ------------------------------------------------------------------------------------------ */
+/* MPI_Count counts and MPI_Aint displacements as MPI_Aint arrays of n entries (caller frees);
+ * a NULL array stays an array of zeros (insignificant arguments). */
+static MPI_Aint *widen_count(const MPI_Count *a, int n)
+{
+    MPI_Aint *w = mp_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = a ? (MPI_Aint)a[i] : 0;
+    return w;
+}
+
+static MPI_Aint *copy_aint(const MPI_Aint *a, int n)
+{
+    MPI_Aint *w = mp_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = a ? a[i] : 0;
+    return w;
+}
+
+static int peers_of(MPI_Comm comm_h)
+{
+    mp_comm *comm = mp_comm_get(comm_h);
+    return comm ? peers(comm) : 0;
+}
+
+int PMPI_Iallgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
+{
+    return do_allgather("MPI_Iallgather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
+                        NULL, NULL, rdt, comm, request, 1);
+}
+#pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
+
+static int allgatherv_c(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                        void *rbuf, const MPI_Count *rcounts, const MPI_Aint *displs,
+                        MPI_Datatype rdt, MPI_Comm comm_h, MPI_Request *request, int nb)
+{
+    mp_comm *comm = mp_comm_get(comm_h);
+    int n = peers_of(comm_h);
+    if (comm && (!rcounts || !displs))
+        return mp_error(comm, MPI_ERR_ARG, F, "recvcounts and displs must not be NULL");
+    MPI_Aint *c = widen_count(rcounts, n), *d = copy_aint(displs, n);
+    int err = do_allgather(F, sbuf, (MPI_Aint)scount, sdt, rbuf, 0, c, d, rdt, comm_h, request, nb);
+    free(c);
+    free(d);
+    return err;
+}
+
+int PMPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                      const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
+                      MPI_Comm comm)
+{
+    return allgatherv_c("MPI_Allgatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
+                        NULL, 0);
+}
+#pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
+int PMPI_Iallgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    return allgatherv_c("MPI_Iallgatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
+                        request, 1);
+}
+#pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
+
+int PMPI_Igather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                   MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return do_gather("MPI_Igather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount, NULL,
+                     NULL, rdt, root, comm, request, 1);
+}
+#pragma weak MPI_Igather_c = PMPI_Igather_c
+
+static int gatherv_c(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                     void *rbuf, const MPI_Count *rcounts, const MPI_Aint *displs,
+                     MPI_Datatype rdt, int root, MPI_Comm comm_h, MPI_Request *request, int nb)
+{
+    mp_comm *comm = mp_comm_get(comm_h);
+    int n = peers_of(comm_h);
+    int recv_side = comm && rooted_sides(comm, root, 1) & SIDE_RECV;
+    if (comm && recv_side && (!rcounts || !displs))
+        return mp_error(comm, MPI_ERR_ARG, F, "recvcounts and displs must not be NULL at the root");
+    MPI_Aint *c = widen_count(recv_side ? rcounts : NULL, n);
+    MPI_Aint *d = copy_aint(recv_side ? displs : NULL, n);
+    int err = do_gather(F, sbuf, (MPI_Aint)scount, sdt, rbuf, 0, c, d, rdt, root, comm_h,
+                        request, nb);
+    free(c);
+    free(d);
+    return err;
+}
+
+int PMPI_Gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                   const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
+                   int root, MPI_Comm comm)
+{
+    return gatherv_c("MPI_Gatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
+                     NULL, 0);
+}
+#pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
+int PMPI_Igatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                    const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
+                    int root, MPI_Comm comm, MPI_Request *request)
+{
+    return gatherv_c("MPI_Igatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
+                     request, 1);
+}
+#pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
+
+int PMPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return do_scatter("MPI_Iscatter_c", sbuf, (MPI_Aint)scount, NULL, NULL, sdt, rbuf,
+                      (MPI_Aint)rcount, rdt, root, comm, request, 1);
+}
+#pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
+
+static int scatterv_c(const char *F, const void *sbuf, const MPI_Count *scounts,
+                      const MPI_Aint *displs, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
+                      MPI_Datatype rdt, int root, MPI_Comm comm_h, MPI_Request *request, int nb)
+{
+    mp_comm *comm = mp_comm_get(comm_h);
+    int n = peers_of(comm_h);
+    int send_side = comm && rooted_sides(comm, root, 0) & SIDE_SEND;
+    if (comm && send_side && (!scounts || !displs))
+        return mp_error(comm, MPI_ERR_ARG, F, "sendcounts and displs must not be NULL at the root");
+    MPI_Aint *c = widen_count(send_side ? scounts : NULL, n);
+    MPI_Aint *d = copy_aint(send_side ? displs : NULL, n);
+    int err = do_scatter(F, sbuf, 0, c, d, sdt, rbuf, (MPI_Aint)rcount, rdt, root, comm_h,
+                         request, nb);
+    free(c);
+    free(d);
+    return err;
+}
+
+int PMPI_Scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                    MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
+                    MPI_Comm comm)
+{
+    return scatterv_c("MPI_Scatterv_c", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
+                      comm, NULL, 0);
+}
+#pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
+int PMPI_Iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return scatterv_c("MPI_Iscatterv_c", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
+                      comm, request, 1);
+}
+#pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
+
+int PMPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                     MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
+{
+    return do_alltoall("MPI_Ialltoall_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
+                       rdt, comm, request, 1);
+}
+#pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
+
+static int alltoallvw_c(const char *F, const void *sbuf, const MPI_Count *sc,
+                        const MPI_Aint *sd, const MPI_Datatype *sts, MPI_Datatype st1,
+                        void *rbuf, const MPI_Count *rc, const MPI_Aint *rd,
+                        const MPI_Datatype *rts, MPI_Datatype rt1, MPI_Comm comm_h,
+                        MPI_Request *request, int nb)
+{
+    int n = peers_of(comm_h), in_place = sbuf == MPI_IN_PLACE;
+    MPI_Aint *a = widen_count(in_place ? NULL : sc, n), *b = copy_aint(in_place ? NULL : sd, n);
+    MPI_Aint *c = widen_count(rc, n), *d = copy_aint(rd, n);
+    int err = do_alltoallw(F, sbuf, a, b, sts, st1, rbuf, c, d, rts, rt1, comm_h, request, nb);
+    free(a); free(b); free(c); free(d);
+    return err;
+}
+
+int PMPI_Alltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sdt, void *rbuf, const MPI_Count rcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype rdt, MPI_Comm comm)
+{
+    return alltoallvw_c("MPI_Alltoallv_c", sbuf, scounts, sdispls, NULL, sdt, rbuf, rcounts,
+                        rdispls, NULL, rdt, comm, NULL, 0);
+}
+#pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
+int PMPI_Ialltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sdt, void *rbuf, const MPI_Count rcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype rdt, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    return alltoallvw_c("MPI_Ialltoallv_c", sbuf, scounts, sdispls, NULL, sdt, rbuf, rcounts,
+                        rdispls, NULL, rdt, comm, request, 1);
+}
+#pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
+int PMPI_Alltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sdts[], void *rbuf, const MPI_Count rcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
+{
+    return alltoallvw_c("MPI_Alltoallw_c", sbuf, scounts, sdispls, sdts, MPI_DATATYPE_NULL, rbuf,
+                        rcounts, rdispls, rdts, MPI_DATATYPE_NULL, comm, NULL, 0);
+}
+#pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
+int PMPI_Ialltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sdts[], void *rbuf, const MPI_Count rcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
+                      MPI_Request *request)
+{
+    return alltoallvw_c("MPI_Ialltoallw_c", sbuf, scounts, sdispls, sdts, MPI_DATATYPE_NULL,
+                        rbuf, rcounts, rdispls, rdts, MPI_DATATYPE_NULL, comm, request, 1);
+}
+#pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
+
+static int reduce_scatter_c(const char *F, const void *sbuf, void *rbuf, const MPI_Count *counts,
+                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm_h, MPI_Request *request,
+                            int nb)
+{
+    mp_comm *comm = mp_comm_get(comm_h);
+    if (!comm)
+        return do_reduce_scatter(F, sbuf, rbuf, NULL, 0, dt, op, comm_h, request, nb);
+    if (!counts)
+        return mp_error(comm, MPI_ERR_ARG, F, "recvcounts must not be NULL");
+    MPI_Aint *w = widen_count(counts, comm->size);
+    int err = do_reduce_scatter(F, sbuf, rbuf, w, 0, dt, op, comm_h, request, nb);
+    free(w);
+    return err;
+}
+
+int PMPI_Reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
+                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_c("MPI_Reduce_scatter_c", sbuf, rbuf, rcounts, dt, op, comm, NULL, 0);
+}
+#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
+int PMPI_Ireduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
+                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter_c("MPI_Ireduce_scatter_c", sbuf, rbuf, rcounts, dt, op, comm, request,
+                            1);
+}
+#pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
+int PMPI_Ireduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount,
+                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    return do_reduce_scatter("MPI_Ireduce_scatter_block_c", sbuf, rbuf, NULL, (MPI_Aint)rcount,
+                             dt, op, comm, request, 1);
+}
+#pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
+
+int PMPI_Iscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return do_scan("MPI_Iscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1, 0);
+}
+#pragma weak MPI_Iscan_c = PMPI_Iscan_c
+int PMPI_Iexscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return do_scan("MPI_Iexscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1, 1);
+}
+#pragma weak MPI_Iexscan_c = PMPI_Iexscan_c

@@ -18,26 +18,18 @@ static void init_fail(int err)
     mp_abort_job(1, mp_error_message(err));
 }
 
-/* Which ranks share this host.  Single-host jobs for now: every rank is local and reached by
- * the shm transport.  MEMPI_NODE_SIZE splits the host into simulated nodes for the node-aware
- * collectives (the transport is still shared memory). */
-static void setup_procs(void)
+/* Which ranks share this host (core/nodes.c: the launcher's process mapping, else the host
+ * identity).  Ranks of this host are reached through shared memory, all others through the
+ * network; MEMPI_NODE_SIZE only subdivides nodes for the collectives, never the transport. */
+static int setup_procs(void)
 {
-    int n = mp_world.size;
-    mp_world.procs = mp_calloc((size_t)n, sizeof(mp_proc));
-    mp_world.local_world = mp_calloc((size_t)n, sizeof(int));
-    int k = mp_cfg.node_size > 0 ? mp_cfg.node_size : n;
-    for (int w = 0; w < n; w++) {
-        mp_world.procs[w].node = w / k;
-        mp_world.procs[w].local = w;
-        mp_world.procs[w].tp = &mp_shm_transport;
-        mp_world.local_world[w] = w;
-    }
-    mp_world.nnodes = (n + k - 1) / k;
-    mp_world.node = mp_world.rank / k;
-    mp_world.host = 0;
-    mp_world.local_rank = mp_world.rank;
-    mp_world.local_size = n;
+    int err = mp_nodes_setup();
+    if (err)
+        return err;
+    for (int w = 0; w < mp_world.size; w++)
+        mp_world.procs[w].tp = mp_nodes_host_of(w) == mp_world.host ? &mp_shm_transport
+                                                                     : &mp_net_transport;
+    return MPI_SUCCESS;
 }
 
 static mp_comm *predefined_comm(int handle, int ctx, int size, int rank, const int *world)
@@ -68,8 +60,8 @@ static int do_init(int required, int *provided)
     mp_world.appnum = appnum;
     mp_world.main_thread = pthread_self();
     mp_world.wtime_base = mp_wtime();
-    setup_procs();
-    if ((err = mp_datatype_init()) || (err = mp_shm_init()))
+    if ((err = setup_procs()) || (err = mp_datatype_init()) || (err = mp_shm_init()) ||
+        (err = mp_net_init()))
         init_fail(err);
     mp_wait_policy_init();
     if ((err = mp_pt2pt_init()))
@@ -117,6 +109,7 @@ int PMPI_Finalize(void)
     if (mp_cfg.stats)
         mp_stats_report();
     mp_coll_finalize();
+    mp_net_finalize();
     mp_shm_barrier();
     mp_world.finalized = 1;
     mp_shm_finalize();

@@ -15,6 +15,8 @@
  *                       blocks travelling as one message per run of consecutive ranks),
  *                       then each leader broadcasts the full buffer inside its node.  Nothing
  *                       is sent to a root and back.
+ *   shm                 (blocking calls on one host) every rank copies its block into its
+ *                       shared slot once, the others copy it out: shm.c.
  */
 #include "coll/coll_impl.h"
 
@@ -233,6 +235,10 @@ static int build_allgatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Ai
 int mp_iallgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                   MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
+    mp_coll_args shm = { mp_datatype_bytes(rdt, rcount), rcount, 1, 1, 0 };
+    if (!req && !comm->is_inter && comm->size > 1 &&
+        mp_coll_select(MP_COLL_ALLGATHER, comm, &shm) == MP_ALLGATHER_SHM)
+        return mp_coll_shm_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     mp_sched *s = mp_sched_new(comm);
     if (req) {
         mp_sched_hold_dt(s, sdt);

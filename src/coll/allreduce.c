@@ -17,6 +17,9 @@
  *                       the leaders (recursive doubling, or Rabenseifner when large), then
  *                       broadcast inside each node.  Generalised to any ranks per node and
  *                       any number of nodes; needs a commutative op or a blocked layout.
+ *   shm                 (blocking calls on one host, contiguous types) reduce in place in
+ *                       the shared segment: shm.c.  A blocking btree4 on one host does its
+ *                       node-local reduce and broadcast through shm as well.
  * An algorithm whose condition does not hold falls back to recursive doubling, also when
  * forced through MEMPI_COLL_ALLREDUCE.
  */
@@ -232,9 +235,35 @@ static int build_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *r
     return MPI_SUCCESS;
 }
 
+/* Blocking B-Tree-4 on one host: shm reduce inside each node to its leader, messages among
+ * the leaders, shm broadcast inside each node. */
+static int allreduce_btree4_shm(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
+                                MPI_Op op, mp_comm *comm)
+{
+    mp_team leaders = mp_team_leaders(comm);
+    int err = mp_coll_shm_node_reduce(sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, count, dt, op,
+                                      comm);
+    mp_sched *s = mp_sched_new(comm);          /* on every rank: keeps the tags in step */
+    if (leaders.rank >= 0)
+        build_allreduce_flat(s, &leaders, rbuf, count, dt, op, mp_op_commutative(op));
+    int e2 = mp_sched_run(s);
+    int e3 = mp_coll_shm_node_bcast(rbuf, count, dt, 0, comm);
+    return err ? err : e2 ? e2 : e3;
+}
+
 int mp_iallreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
                   mp_comm *comm, mp_request **req)
 {
+    mp_coll_args shm = { mp_datatype_bytes(dt, count), count, mp_op_commutative(op), 1,
+                         mp_coll_shm_reduce_fits(dt) };
+    if (!req && !comm->is_inter && comm->size > 1 && count > 0) {
+        int alg = mp_coll_select(MP_COLL_ALLREDUCE, comm, &shm);
+        if (alg == MP_ALLREDUCE_SHM)
+            return mp_coll_shm_allreduce(sbuf, rbuf, count, dt, op, comm);
+        if (alg == MP_ALLREDUCE_BTREE4 && shm.shm_fits && mp_coll_shm_usable(comm) &&
+            (shm.commutative || mp_coll_state_of(comm)->blocked))
+            return allreduce_btree4_shm(sbuf, rbuf, count, dt, op, comm);
+    }
     mp_sched *s = mp_sched_new(comm);
     if (req) {
         mp_sched_hold_dt(s, dt);

@@ -6,6 +6,9 @@
  *   node           node-aware: every rank signals its node leader, the leaders run the
  *                  dissemination barrier among themselves, then release their node.  Only
  *                  log2(nodes) rounds cross the network.
+ *   shm            (blocking calls on one host) flags in the shared segment: shm.c.
+ * A blocking node barrier whose ranks share the host does its node-local halves with shm
+ * flags too (only the leaders exchange messages).
  * Messages are zero-byte "pings" on the collective context.
  */
 #include "coll/coll_impl.h"
@@ -37,8 +40,29 @@ static void build_barrier_node(mp_sched *s, mp_comm *comm)
     mp_sched_fence(s);
 }
 
+/* Blocking node barrier on one host: flags inside each node, messages among the leaders. */
+static int barrier_node_shm(mp_comm *comm)
+{
+    mp_team leaders = mp_team_leaders(comm);
+    int err = mp_coll_shm_node_arrive(comm);
+    mp_sched *s = mp_sched_new(comm);          /* on every rank: keeps the tags in step */
+    if (leaders.rank >= 0)
+        mp_build_barrier_dissemination(s, &leaders);
+    int e2 = mp_sched_run(s);
+    int e3 = mp_coll_shm_node_release(comm);
+    return err ? err : e2 ? e2 : e3;
+}
+
 int mp_ibarrier(mp_comm *comm, mp_request **req)
 {
+    mp_coll_args shm = { 0, 0, 1, 1, 0 };
+    if (!req && !comm->is_inter && comm->size > 1) {
+        int alg = mp_coll_select(MP_COLL_BARRIER, comm, &shm);
+        if (alg == MP_BARRIER_SHM)
+            return mp_coll_shm_barrier(comm);
+        if (alg == MP_BARRIER_NODE && mp_coll_shm_usable(comm))
+            return barrier_node_shm(comm);
+    }
     mp_sched *s = mp_sched_new(comm);
     if (comm->is_inter)
         return mp_coll_finish(s, mp_build_inter_barrier(s, comm), req);

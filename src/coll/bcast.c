@@ -12,6 +12,9 @@
  *                      each node broadcasts internally.  Each stage picks binomial or
  *                      scatter_allgather by size.
  *   linear             the root sends to everybody (reference / tiny communicators).
+ *   shm                (blocking calls on one host) the root packs the data into its shared
+ *                      slot chunk by chunk, the others unpack it: shm.c.
+ * A blocking two_stage broadcast whose ranks share the host runs its node stage with shm.
  * Buffers are split by whole elements, so derived datatypes work unchanged.
  */
 #include "coll/coll_impl.h"
@@ -104,8 +107,9 @@ static void build_bcast_flat(mp_sched *s, const mp_team *t, void *buf, MPI_Aint 
         mp_build_bcast_binomial(s, t, buf, count, dt, root);
 }
 
+/* stage2 == 0 builds only the network stage (the node stage then runs through shm). */
 static void build_bcast_two_stage(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count,
-                                  mp_datatype *dt, int root)
+                                  mp_datatype *dt, int root, int stage2)
 {
     mp_coll_state *cs = mp_coll_state_of(comm);
     int root_node = mp_coll_node_of(comm, root);
@@ -121,6 +125,8 @@ static void build_bcast_two_stage(mp_sched *s, mp_comm *comm, void *buf, MPI_Ain
         mp_team net = { cs->nnodes, me_head, heads };
         build_bcast_flat(s, &net, buf, count, dt, root_node);
     }
+    if (!stage2)
+        return;
     /* stage 2: inside each node from its head */
     mp_team node = mp_team_node(comm);
     int my_node = mp_coll_node_of(comm, comm->rank);
@@ -142,7 +148,7 @@ static int build_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp
         alg = MP_BCAST_BINOMIAL;      /* fewer elements than ranks */
     switch (alg) {
     case MP_BCAST_TWO_STAGE:
-        build_bcast_two_stage(s, comm, buf, count, dt, root);
+        build_bcast_two_stage(s, comm, buf, count, dt, root, 1);
         break;
     case MP_BCAST_SCATTER_ALLGATHER:
         build_bcast_scatter_allgather(s, &t, buf, count, dt, root);
@@ -157,9 +163,32 @@ static int build_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp
     return MPI_SUCCESS;
 }
 
+/* Blocking two-stage broadcast on one host: messages among the node heads, then shm inside
+ * each node from its head (the root, or the node leader). */
+static int bcast_two_stage_shm(void *buf, MPI_Aint count, mp_datatype *dt, int root,
+                               mp_comm *comm)
+{
+    mp_coll_state *cs = mp_coll_state_of(comm);
+    mp_sched *s = mp_sched_new(comm);
+    build_bcast_two_stage(s, comm, buf, count, dt, root, 0);
+    int err = mp_sched_run(s);
+    int my_node = mp_coll_node_of(comm, comm->rank);
+    int head = my_node == mp_coll_node_of(comm, root) ? root : cs->leaders[my_node];
+    int e2 = mp_coll_shm_node_bcast(buf, count, dt, cs->pos_in_node[head], comm);
+    return err ? err : e2;
+}
+
 int mp_ibcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm,
               mp_request **req)
 {
+    mp_coll_args shm = { mp_datatype_bytes(dt, count), count, 1, 1, 0 };
+    if (!req && !comm->is_inter && comm->size > 1 && count > 0 && dt->size > 0) {
+        int alg = mp_coll_select(MP_COLL_BCAST, comm, &shm);
+        if (alg == MP_BCAST_SHM)
+            return mp_coll_shm_bcast(buf, count, dt, root, comm);
+        if (alg == MP_BCAST_TWO_STAGE && mp_coll_shm_usable(comm))
+            return bcast_two_stage_shm(buf, count, dt, root, comm);
+    }
     mp_sched *s = mp_sched_new(comm);
     if (req)
         mp_sched_hold_dt(s, dt);

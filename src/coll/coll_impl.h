@@ -41,6 +41,8 @@ typedef struct mp_coll_state {
     int blocked;                      /* every node is a run of consecutive ranks, nodes in
                                          ascending order: node-aware reductions keep the
                                          rank order, so non-commutative ops may use them */
+    int shm_usable;                   /* shm collectives possible: 0 unknown, 1 yes, -1 no */
+    struct mp_shm_comm *shm;          /* their state (shm.c), created on first use */
 } mp_coll_state;
 
 mp_coll_state *mp_coll_state_of(mp_comm *comm);
@@ -109,19 +111,22 @@ typedef struct mp_coll_args {
     size_t bytes;                     /* bytes per rank (the natural "message size") */
     MPI_Aint count;                   /* elements (reductions) */
     int commutative;
+    int blocking;                     /* the shm algorithms serve blocking calls only */
+    int shm_fits;                     /* reductions: the type suits the shm algorithm */
 } mp_coll_args;
 
 /* Returns the algorithm index for collective `coll` (enum values of each family below). */
 int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a);
 int mp_coll_select_init(void);        /* parses MEMPI_COLL_<NAME>; error names the variable */
 
-enum { MP_BARRIER_DISSEMINATION, MP_BARRIER_NODE };
-enum { MP_BCAST_BINOMIAL, MP_BCAST_SCATTER_ALLGATHER, MP_BCAST_TWO_STAGE, MP_BCAST_LINEAR };
-enum { MP_REDUCE_BINOMIAL, MP_REDUCE_LINEAR, MP_REDUCE_NODE };
+enum { MP_BARRIER_DISSEMINATION, MP_BARRIER_NODE, MP_BARRIER_SHM };
+enum { MP_BCAST_BINOMIAL, MP_BCAST_SCATTER_ALLGATHER, MP_BCAST_TWO_STAGE, MP_BCAST_LINEAR,
+       MP_BCAST_SHM };
+enum { MP_REDUCE_BINOMIAL, MP_REDUCE_LINEAR, MP_REDUCE_NODE, MP_REDUCE_SHM };
 enum { MP_ALLREDUCE_RECURSIVE_DOUBLING, MP_ALLREDUCE_RABENSEIFNER, MP_ALLREDUCE_RING,
-       MP_ALLREDUCE_REDUCE_BCAST, MP_ALLREDUCE_BTREE4 };
+       MP_ALLREDUCE_REDUCE_BCAST, MP_ALLREDUCE_BTREE4, MP_ALLREDUCE_SHM };
 enum { MP_ALLGATHER_RING, MP_ALLGATHER_RECURSIVE_DOUBLING, MP_ALLGATHER_BRUCK,
-       MP_ALLGATHER_GATHER_BCAST, MP_ALLGATHER_BTREE4STAR };
+       MP_ALLGATHER_GATHER_BCAST, MP_ALLGATHER_BTREE4STAR, MP_ALLGATHER_SHM };
 enum { MP_ALLGATHERV_RING, MP_ALLGATHERV_GATHERV_BCAST, MP_ALLGATHERV_BTREE4STAR };
 enum { MP_GATHER_BINOMIAL, MP_GATHER_LINEAR };
 enum { MP_SCATTER_BINOMIAL, MP_SCATTER_LINEAR };
@@ -129,6 +134,40 @@ enum { MP_ALLTOALL_PAIRWISE, MP_ALLTOALL_BRUCK, MP_ALLTOALL_LINEAR };
 enum { MP_ALLTOALLV_PAIRWISE, MP_ALLTOALLV_LINEAR };
 enum { MP_REDUCE_SCATTER_REDUCE_SCATTERV, MP_REDUCE_SCATTER_PAIRWISE };
 enum { MP_SCAN_RECURSIVE_DOUBLING, MP_SCAN_LINEAR };
+
+/* The call may run a shm algorithm: blocking, on a communicator whose ranks share this host
+ * (and for reductions a type that suits).  Selection uses it for the default rule and to
+ * ignore a forced "shm" that cannot serve the call. */
+int mp_coll_shm_call_ok(mp_comm *comm, const mp_coll_args *a, int reduction);
+
+/* ---------------------------------------------------------------------------------------------
+ * Shared-memory intra-node algorithms (shm.c): blocking calls only, on communicators for which
+ * mp_coll_shm_usable() holds; reductions need mp_coll_shm_reduce_fits(dt).
+ * ------------------------------------------------------------------------------------------- */
+struct mp_shm_comm;
+int    mp_coll_shm_usable(mp_comm *comm);
+int    mp_coll_shm_reduce_fits(const mp_datatype *dt);
+size_t mp_coll_shm_cell_capacity(void);
+void   mp_coll_shm_comm_free(mp_coll_state *cs);
+int mp_coll_shm_barrier(mp_comm *comm);
+int mp_coll_shm_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm);
+int mp_coll_shm_reduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
+                       MPI_Op op, int root, mp_comm *comm);
+int mp_coll_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
+                          MPI_Op op, mp_comm *comm);
+int mp_coll_shm_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                          MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm);
+/* Node-local halves for the node-aware algorithms (blocking calls, mp_coll_shm_usable):
+ * members are the ranks of my node in node order, member 0 its leader.  arrive returns at
+ * the leader once every member has arrived (at once elsewhere); release returns once the
+ * leader has called it.  node_reduce leaves the node's result (in node order) at member 0's
+ * `out`; node_bcast spreads member `member`'s buffer. */
+int mp_coll_shm_node_arrive(mp_comm *comm);
+int mp_coll_shm_node_release(mp_comm *comm);
+int mp_coll_shm_node_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int member,
+                           mp_comm *comm);
+int mp_coll_shm_node_reduce(const void *in, void *out, MPI_Aint count, mp_datatype *dt,
+                            MPI_Op op, mp_comm *comm);
 
 /* ---------------------------------------------------------------------------------------------
  * Builders shared between families (team-relative ranks; root is a team index)

@@ -12,8 +12,10 @@
  *       receives in remote rank order.  Barrier: a rank leaves once every remote member
  *       has entered, which is exactly the standard's guarantee.
  * This favours simplicity over message count; intercommunicator collectives are rare.
- * Reduce_scatter on an intercommunicator needs the remote group's counts and is left to a
- * later version (MPI_ERR_UNSUPPORTED_OPERATION with a clear message).
+ * Reduce_scatter: the counts describe how the *remote* group's reduced vector is cut among
+ * the local group, and the remote group does not know them; so every member sends its whole
+ * vector (the total count is the same in both groups) to every remote member, and each
+ * member folds, in remote rank order, only its own block of what it received.
  */
 #include "coll/coll_impl.h"
 
@@ -217,6 +219,26 @@ int mp_build_inter_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Ai
 int mp_build_inter_reduce_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
                                   const MPI_Aint *rcounts, mp_datatype *dt, MPI_Op op)
 {
-    return mp_error_code(MPI_ERR_UNSUPPORTED_OPERATION,
-                         "MPI_Reduce_scatter: intercommunicators are not supported yet");
+    int n = comm->size, m = comm->remote_size, me = comm->rank;
+    MPI_Aint total = 0, off = 0;
+    for (int i = 0; i < n; i++) {
+        total += rcounts[i];
+        if (i < me)
+            off += rcounts[i];
+    }
+    if (total == 0)
+        return MPI_SUCCESS;
+    void **in = mp_sched_alloc(s, (size_t)m * sizeof(void *));
+    for (int i = 0; i < m; i++) {
+        in[i] = mp_sched_tmp(s, total, dt);
+        mp_sched_recv(s, in[i], total, dt, i);
+    }
+    for (int i = 0; i < m; i++)
+        mp_sched_send(s, sbuf, total, dt, i);
+    mp_sched_fence(s);
+    MPI_Aint mine = rcounts[me];
+    mp_sched_copy(s, mp_elem(in[m - 1], off, dt), mine, dt, rbuf, mine, dt);
+    for (int i = m - 2; i >= 0; i--)
+        mp_sched_reduce(s, mp_elem(in[i], off, dt), rbuf, mine, dt, op);
+    return MPI_SUCCESS;
 }

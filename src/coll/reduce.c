@@ -6,6 +6,8 @@
  *             combine is (lower ranks) op (higher ranks), and the result then moves to the
  *             root in one extra message.
  *   linear    the root receives every contribution and combines them in rank order.
+ *   shm       (blocking calls on one host, contiguous types) reduce in place in the shared
+ *             segment: shm.c.
  *   node      node-aware: reduce inside each node to its leader, then among the leaders,
  *             then hand the result to the root.  Used with a commutative op, or when the
  *             layout is "blocked" (nodes are runs of consecutive ranks in node order), where
@@ -151,6 +153,11 @@ static int build_reduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf
 int mp_ireduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
                int root, mp_comm *comm, mp_request **req)
 {
+    mp_coll_args shm = { mp_datatype_bytes(dt, count), count, mp_op_commutative(op), 1,
+                         mp_coll_shm_reduce_fits(dt) };
+    if (!req && !comm->is_inter && comm->size > 1 &&
+        mp_coll_select(MP_COLL_REDUCE, comm, &shm) == MP_REDUCE_SHM)
+        return mp_coll_shm_reduce(sbuf, rbuf, count, dt, op, root, comm);
     mp_sched *s = mp_sched_new(comm);
     if (req) {
         mp_sched_hold_dt(s, dt);

@@ -8,7 +8,9 @@
  * unknown name is an error that names the variable, the value and the valid choices.
  * A forced algorithm whose preconditions do not hold for a particular call (ring allreduce
  * with a non-commutative op, recursive-doubling allgather on 6 ranks, ...) falls back to a
- * general one in the family file, so forcing never produces wrong results.
+ * general one in the family file, so forcing never produces wrong results.  A forced "shm"
+ * that cannot serve a call (nonblocking, ranks on other hosts, a type the shm reductions do
+ * not handle) is ignored for that call and the rule decides.
  *
  * Every rank of a call must choose the same algorithm: rules only look at arguments that are
  * equal on all ranks (sizes by the standard's signature rules, process count, layout, op).
@@ -16,6 +18,7 @@
  * The thresholds are first guesses for a shared-memory node (2 cores); bench/ measures them.
  */
 #include "coll/coll_impl.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +30,18 @@ typedef struct coll_entry {
     const char *const *algs;          /* NULL-terminated, index = enum value */
     rule_fn rule;
     int forced;                       /* -1 = use the rule */
+    int shm;                          /* index of the "shm" algorithm, -1 if none */
+    int reduction;                    /* shm needs a suitable type (mp_coll_args.shm_fits) */
 } coll_entry;
 
-static const char *const barrier_algs[] = { "dissemination", "node", NULL };
-static const char *const bcast_algs[] = { "binomial", "scatter_allgather", "two_stage", "linear", NULL };
-static const char *const reduce_algs[] = { "binomial", "linear", "node", NULL };
+static const char *const barrier_algs[] = { "dissemination", "node", "shm", NULL };
+static const char *const bcast_algs[] = { "binomial", "scatter_allgather", "two_stage", "linear",
+                                          "shm", NULL };
+static const char *const reduce_algs[] = { "binomial", "linear", "node", "shm", NULL };
 static const char *const allreduce_algs[] = { "recursive_doubling", "rabenseifner", "ring",
-                                              "reduce_bcast", "btree4", NULL };
+                                              "reduce_bcast", "btree4", "shm", NULL };
 static const char *const allgather_algs[] = { "ring", "recursive_doubling", "bruck",
-                                              "gather_bcast", "btree4star", NULL };
+                                              "gather_bcast", "btree4star", "shm", NULL };
 static const char *const allgatherv_algs[] = { "ring", "gatherv_bcast", "btree4star", NULL };
 static const char *const gather_algs[] = { "binomial", "linear", NULL };
 static const char *const scatter_algs[] = { "binomial", "linear", NULL };
@@ -47,14 +53,40 @@ static const char *const scan_algs[] = { "recursive_doubling", "linear", NULL };
 
 static int node_aware(mp_comm *comm) { return mp_coll_node_aware_useful(comm); }
 
+/* Largest per-rank message for which the shm algorithm is the default on one node.  Since
+ * shm.c moves data above 64 KiB per rank by single copy (one or two synchronisations per
+ * call), it was not slower than the message algorithms at any size measured on the 2-core
+ * test machine (8 B .. 1 MiB, 2 and 4 ranks), so there is no limit today; the knobs stay for
+ * machines where a crossover shows up. */
+#define SHM_BCAST_MAX      ((size_t)-1)
+#define SHM_REDUCE_MAX     ((size_t)-1)
+#define SHM_ALLREDUCE_MAX  ((size_t)-1)
+#define SHM_ALLGATHER_MAX  ((size_t)-1)
+
+int mp_coll_shm_call_ok(mp_comm *comm, const mp_coll_args *a, int reduction)
+{
+    return a->blocking && (!reduction || a->shm_fits) && mp_coll_shm_usable(comm);
+}
+
+/* the default: one node, a call the shm algorithm can serve, not too large */
+static int shm_default(mp_comm *c, const mp_coll_args *a, int reduction, size_t max)
+{
+    return a->bytes <= max && mp_coll_state_of(c)->nnodes == 1 &&
+           mp_coll_shm_call_ok(c, a, reduction);
+}
+
 /* ---- the rules ------------------------------------------------------------------------- */
 static int rule_barrier(mp_comm *c, const mp_coll_args *a)
 {
+    if (shm_default(c, a, 0, SIZE_MAX))
+        return MP_BARRIER_SHM;
     return node_aware(c) ? MP_BARRIER_NODE : MP_BARRIER_DISSEMINATION;
 }
 
 static int rule_bcast(mp_comm *c, const mp_coll_args *a)
 {
+    if (shm_default(c, a, 0, SHM_BCAST_MAX))
+        return MP_BCAST_SHM;
     if (node_aware(c))
         return MP_BCAST_TWO_STAGE;           /* each stage picks binomial / scatter by size */
     if (a->bytes < 12288 || c->size <= 2 || a->count < c->size)
@@ -64,6 +96,8 @@ static int rule_bcast(mp_comm *c, const mp_coll_args *a)
 
 static int rule_reduce(mp_comm *c, const mp_coll_args *a)
 {
+    if (shm_default(c, a, 1, SHM_REDUCE_MAX))
+        return MP_REDUCE_SHM;
     if (node_aware(c) && (a->commutative || mp_coll_state_of(c)->blocked))
         return MP_REDUCE_NODE;
     return MP_REDUCE_BINOMIAL;
@@ -71,6 +105,8 @@ static int rule_reduce(mp_comm *c, const mp_coll_args *a)
 
 static int rule_allreduce(mp_comm *c, const mp_coll_args *a)
 {
+    if (shm_default(c, a, 1, SHM_ALLREDUCE_MAX))
+        return MP_ALLREDUCE_SHM;
     if (node_aware(c) && (a->commutative || mp_coll_state_of(c)->blocked))
         return MP_ALLREDUCE_BTREE4;
     if (!a->commutative || a->bytes < 2048 || a->count < mp_pof2_floor(c->size))
@@ -83,6 +119,8 @@ static int rule_allreduce(mp_comm *c, const mp_coll_args *a)
 static int rule_allgather(mp_comm *c, const mp_coll_args *a)
 {
     size_t total = a->bytes * (size_t)c->size;
+    if (shm_default(c, a, 0, SHM_ALLGATHER_MAX))
+        return MP_ALLGATHER_SHM;
     if (node_aware(c))
         return MP_ALLGATHER_BTREE4STAR;
     if (total < 81920)
@@ -135,31 +173,34 @@ static int rule_scan(mp_comm *c, const mp_coll_args *a)
 }
 
 /* ---- the table ------------------------------------------------------------------------- */
+#define NO_SHM -1, -1, 0
 static coll_entry table[MP_COLL_NCOLL] = {
-    [MP_COLL_BARRIER]   = { "barrier",   barrier_algs,   rule_barrier,   -1 },
-    [MP_COLL_BCAST]     = { "bcast",     bcast_algs,     rule_bcast,     -1 },
-    [MP_COLL_REDUCE]    = { "reduce",    reduce_algs,    rule_reduce,    -1 },
-    [MP_COLL_ALLREDUCE] = { "allreduce", allreduce_algs, rule_allreduce, -1 },
-    [MP_COLL_ALLGATHER] = { "allgather", allgather_algs, rule_allgather, -1 },
-    [MP_COLL_ALLGATHERV] = { "allgatherv", allgatherv_algs, rule_allgatherv, -1 },
-    [MP_COLL_GATHER]    = { "gather",    gather_algs,    rule_gather,    -1 },
-    [MP_COLL_GATHERV]   = { "gatherv",   linear_only,    rule_linear,    -1 },
-    [MP_COLL_SCATTER]   = { "scatter",   scatter_algs,   rule_scatter,   -1 },
-    [MP_COLL_SCATTERV]  = { "scatterv",  linear_only,    rule_linear,    -1 },
-    [MP_COLL_ALLTOALL]  = { "alltoall",  alltoall_algs,  rule_alltoall,  -1 },
-    [MP_COLL_ALLTOALLV] = { "alltoallv", alltoallv_algs, rule_alltoallv, -1 },
-    [MP_COLL_ALLTOALLW] = { "alltoallw", alltoallv_algs, rule_alltoallv, -1 },
-    [MP_COLL_REDUCE_SCATTER] = { "reduce_scatter", reduce_scatter_algs, rule_reduce_scatter, -1 },
+    [MP_COLL_BARRIER]   = { "barrier",   barrier_algs,   rule_barrier,   -1, MP_BARRIER_SHM, 0 },
+    [MP_COLL_BCAST]     = { "bcast",     bcast_algs,     rule_bcast,     -1, MP_BCAST_SHM, 0 },
+    [MP_COLL_REDUCE]    = { "reduce",    reduce_algs,    rule_reduce,    -1, MP_REDUCE_SHM, 1 },
+    [MP_COLL_ALLREDUCE] = { "allreduce", allreduce_algs, rule_allreduce, -1, MP_ALLREDUCE_SHM, 1 },
+    [MP_COLL_ALLGATHER] = { "allgather", allgather_algs, rule_allgather, -1, MP_ALLGATHER_SHM, 0 },
+    [MP_COLL_ALLGATHERV] = { "allgatherv", allgatherv_algs, rule_allgatherv, NO_SHM },
+    [MP_COLL_GATHER]    = { "gather",    gather_algs,    rule_gather,    NO_SHM },
+    [MP_COLL_GATHERV]   = { "gatherv",   linear_only,    rule_linear,    NO_SHM },
+    [MP_COLL_SCATTER]   = { "scatter",   scatter_algs,   rule_scatter,   NO_SHM },
+    [MP_COLL_SCATTERV]  = { "scatterv",  linear_only,    rule_linear,    NO_SHM },
+    [MP_COLL_ALLTOALL]  = { "alltoall",  alltoall_algs,  rule_alltoall,  NO_SHM },
+    [MP_COLL_ALLTOALLV] = { "alltoallv", alltoallv_algs, rule_alltoallv, NO_SHM },
+    [MP_COLL_ALLTOALLW] = { "alltoallw", alltoallv_algs, rule_alltoallv, NO_SHM },
+    [MP_COLL_REDUCE_SCATTER] = { "reduce_scatter", reduce_scatter_algs, rule_reduce_scatter, NO_SHM },
     [MP_COLL_REDUCE_SCATTER_BLOCK] = { "reduce_scatter_block", reduce_scatter_algs,
-                                       rule_reduce_scatter, -1 },
-    [MP_COLL_SCAN]      = { "scan",      scan_algs,      rule_scan,      -1 },
-    [MP_COLL_EXSCAN]    = { "exscan",    scan_algs,      rule_scan,      -1 },
+                                       rule_reduce_scatter, NO_SHM },
+    [MP_COLL_SCAN]      = { "scan",      scan_algs,      rule_scan,      NO_SHM },
+    [MP_COLL_EXSCAN]    = { "exscan",    scan_algs,      rule_scan,      NO_SHM },
 };
 
 int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a)
 {
     const coll_entry *e = &table[coll];
-    return e->forced >= 0 ? e->forced : e->rule(comm, a);
+    if (e->forced >= 0 && !(e->forced == e->shm && !mp_coll_shm_call_ok(comm, a, e->reduction)))
+        return e->forced;
+    return e->rule(comm, a);
 }
 
 static void var_name(const coll_entry *e, char *out, size_t len)

@@ -64,6 +64,7 @@ void mp_coll_comm_free(mp_comm *comm)
     mp_coll_state *cs = comm->coll_state;
     if (!cs)
         return;
+    mp_coll_shm_comm_free(cs);
     free(cs->node_ranks);
     free(cs->leaders);
     free(cs->pos_in_node);

@@ -30,9 +30,13 @@ const mp_config_var mp_config_vars[] = {
     { "MEMPI_SENDREQ_MIN", "4096",
       "smallest receive buffer (and message) in bytes for which the request-for-sending protocol is used" },
     { "MEMPI_WAIT",       "auto",
-      "waiting policy of blocking calls: auto|spin|yield|sleep (auto: yield soon when ranks outnumber cores; sleep acts as yield until futex waiting lands)" },
+      "waiting policy of blocking calls: auto|spin|yield|sleep (auto: spin, then yield, then sleep on a futex; short spin and early sleep when ranks outnumber cores)" },
     { "MEMPI_SPIN",       "4000",
-      "polls of the progress engine before a blocking call starts yielding the core" },
+      "fruitless polls before a blocking call stops spinning (default 0 when ranks outnumber cores)" },
+    { "MEMPI_BIND",       "auto",
+      "bind ranks to cores: auto|none|core|socket (auto: one core each if the node's ranks fit on the job's cores, else none)" },
+    { "MEMPI_REPORT_BINDINGS", "0",
+      "each rank prints where it is bound at MPI_Init: 0|1 (set by mpiexec --report-bindings)" },
     { "MEMPI_STATS",      "0",
       "print communication statistics at MPI_Finalize: 0 off, 1 job totals, 2 also per rank" },
     { "MEMPI_VERBOSE",    "0",
@@ -41,6 +45,18 @@ const mp_config_var mp_config_vars[] = {
       "bytes of the node segment per rank for shared-memory collectives (larger data is pipelined)" },
     { "MEMPI_NODE_SIZE",  "0",
       "simulate nodes of this many consecutive ranks for node-aware algorithms (0 = real nodes)" },
+    { "MEMPI_NET_PROVIDER", "",
+      "libfabric provider of the network transport, e.g. tcp, verbs (empty: the best available that reaches other hosts)" },
+    { "MEMPI_NET_IFACE",    "",
+      "network interface (libfabric domain) of the network transport (empty: the provider's first non-loopback one)" },
+    { "MEMPI_NET_EAGER_MAX", "65536",
+      "largest message (bytes) sent eagerly to ranks on other hosts; larger ones use rendezvous" },
+    { "MEMPI_NET_CHUNK",    "65536",
+      "bytes of data per network packet (size of each pre-posted receive buffer, minus 64)" },
+    { "MEMPI_NET_CREDITS",  "16",
+      "packets a rank may have in flight to each remote peer (receive buffers posted per peer)" },
+    { "MEMPI_NET_TIMEOUT",  "0",
+      "seconds without a sign of life from a rank on another host before the job ends (0 = never; set it above the longest computation between MPI calls)" },
 };
 const int mp_config_nvars = (int)(sizeof mp_config_vars / sizeof mp_config_vars[0]);
 
@@ -152,7 +168,8 @@ int mp_config_load(void)
 {
     static const char *const cma_choices[]  = { "auto", "0", "1", NULL };
     static const char *const wait_choices[] = { "auto", "spin", "yield", "sleep", NULL };
-    int err, cma, spin;
+    static const char *const bind_choices[] = { "auto", "none", "core", "socket", NULL };
+    int err, cma, spin, bind, report_bindings;
     if ((err = load_size("MEMPI_EAGER_MAX", 0, (size_t)1 << 30, &mp_cfg.eager_max)) ||
         (err = load_size("MEMPI_SHM_CELLS", 4, 65536, &mp_cfg.shm_cells)) ||
         (err = load_size("MEMPI_SHM_CHUNK", 1024, (size_t)16 << 20, &mp_cfg.shm_chunk)) ||
@@ -163,6 +180,8 @@ int mp_config_load(void)
         (err = load_choice("MEMPI_WAIT", wait_choices, "auto, spin, yield or sleep",
                            &mp_cfg.wait_policy)) ||
         (err = load_int("MEMPI_SPIN", 0, 100000000, &spin)) ||
+        (err = load_choice("MEMPI_BIND", bind_choices, "auto, none, core or socket", &bind)) ||
+        (err = load_int("MEMPI_REPORT_BINDINGS", 0, 1, &report_bindings)) ||
         (err = load_int("MEMPI_STATS", 0, 2, &mp_cfg.stats)) ||
         (err = load_int("MEMPI_VERBOSE", 0, 1, &mp_cfg.verbose)) ||
         (err = load_size("MEMPI_COLL_SHM_SLOT", 4096, (size_t)1 << 30, &mp_cfg.coll_shm_slot)) ||

@@ -138,6 +138,15 @@ void     mp_comm_layout(mp_comm *comm);  /* computes nnodes/node_of/... from mp_
 void     mp_comm_release(mp_comm *comm);  /* drop a reference; frees at zero */
 void     mp_group_release(mp_group *group); /* drop a reference; frees at zero */
 
+/* Node layout (core/nodes.c): which ranks share a host (memory), from the launcher's
+ * PMI_process_mapping or, without one, from each rank's host identity.  Fills mp_world.procs
+ * (node, local), host, nnodes, node, local_rank, local_size, local_world; the caller picks
+ * each rank's transport from mp_nodes_host_of. */
+int  mp_nodes_setup(void);
+int  mp_nodes_parse_mapping(const char *s, int size, int *host_out);  /* hosts, -1 malformed */
+int  mp_nodes_host_of(int world);     /* physical host index of a world rank */
+int  mp_nodes_nhosts(void);           /* number of physical hosts in the job */
+
 /* ---------------------------------------------------------------------------------------------
  * Requests
  * ------------------------------------------------------------------------------------------- */
@@ -158,6 +167,7 @@ struct mp_request {
     uint8_t user_freed;               /* MPI_Request_free called while still active */
     uint8_t sreq_out;                 /* receive: a request for sending is outstanding */
     uint8_t cancel_pending;           /* a cancel handshake is under way */
+    uint8_t dt_held;                  /* the operation holds a reference on dt */
     mp_request *inner;                /* persistent: the active operation, or NULL */
     atomic_int done;                  /* set with release when the operation is complete */
     MPI_Status status;                /* count in bytes is kept in status (see mp_status_*) */

@@ -1,20 +1,80 @@
 /* progress.c -- the progress engine and the waiting policy.  MemPI, BSD-3-Clause.
  *
- * One engine polls every transport and then the hooks registered by upper layers (schedules
- * of nonblocking collectives).  Blocking calls wait with mp_wait_flag / mp_wait_request: they
- * poll, and after MEMPI_SPIN fruitless polls start giving the core away with sched_yield, so
- * that with more ranks than cores the rank we wait for gets to run.  The policy `auto` yields
- * immediately after a short spin when local ranks outnumber the cores this process may use.
- * (Sleeping on a futex in the segment is the next step of this policy; see issue 8.)
+ * One engine polls every transport and then the hooks registered by upper layers (queued
+ * sends, schedules of nonblocking collectives).
+ *
+ * Every blocking call -- waits, blocking sends and receives, probes, collectives, the node
+ * barrier, finalize -- waits in one place: it polls, and after each fruitless poll calls
+ * mp_idle(&spins), which escalates through three stages:
+ *
+ *   spin    pause and poll again, for `spin_polls` fruitless polls: the common case, where
+ *           the peer answers within microseconds, pays nothing else;
+ *   yield   sched_yield after every poll, for `yield_ns` nanoseconds: with more ranks than
+ *           cores the rank we wait for probably needs our core, and yielding hands it over
+ *           in about a microsecond;
+ *   sleep   futex sleep in the node segment (transport/shm/wait.c), woken by the next
+ *           packet delivered to us or after MP_SLEEP_TIMEOUT_US: a long wait gives the core
+ *           away entirely.
+ *
+ * MEMPI_WAIT picks the stages: spin (spin only), yield (spin, then yield forever), sleep
+ * (spin, then sleep), auto (all three; the default).  The lengths depend on whether this
+ * node's ranks outnumber the cores available to the job (placement.c: affinity mask and
+ * cgroup CPU quota): with a core each, spin MEMPI_SPIN polls (a rank's own core is free to
+ * burn) and sleep only after AUTO_YIELD_NS_OWN_CORE of waiting, when a wake-up's tens of
+ * microseconds are noise; oversubscribed, spin only OVERSUB_SPIN polls, yield for
+ * AUTO_YIELD_NS_OVERSUB, then sleep.  An explicit MEMPI_SPIN is always honoured.
+ *
+ * Sleeping is only for waits that a delivered packet ends ("wake me on packet"): request
+ * waits (mp_wait_request, except generalized requests, which a user thread completes) and
+ * callers that say so with mp_idle_packet; the node barrier watches its own word
+ * (mp_shm_watch).  Plain mp_idle and mp_wait_flag never sleep -- their callers may wait for
+ * a flag some peer stores in the segment (shared-memory collectives) or for the network,
+ * neither of which rings our futex -- they spin, then yield.  A rank blocked on a full queue
+ * yields instead of sleeping too (the peer that drains it does not wake us), and when some
+ * ranks of the job are reached through the network nothing sleeps, because network arrivals
+ * do not ring the futex either.
+ *
+ * A rank that polls without blocking -- MPI_Test or MPI_Iprobe in a loop -- never calls
+ * mp_idle, so mp_progress itself yields the core after `test_polls` fruitless polls in a
+ * row when the node is oversubscribed (or the policy is yield/sleep): such a rank does not
+ * starve the peers that share its core.
+ *
+ * MPI_THREAD_MULTIPLE: the big lock is dropped while yielding or sleeping.  A thread that
+ * sleeps counts itself in `local_sleepers` (under the lock) before it reads the futex word;
+ * a thread whose poll found events while someone of this process sleeps wakes the process's
+ * own futex, because the event may have completed the sleeper's request.
  */
 #include "core/core.h"
+#include "core/placement.h"
 #include "transport/transport.h"
+#include "transport/shm/wait.h"
 #include <sched.h>
+#include <stdlib.h>
+#include <time.h>
 
 #define MP_MAX_HOOKS 8
+#define MP_SLEEP_TIMEOUT_US      2000u          /* safety net: a missed wake costs <= 2 ms */
+#define OVERSUB_SPIN             50u            /* polls before yielding when oversubscribed */
+#define AUTO_YIELD_NS_OVERSUB    200000ull      /* yield this long before sleeping */
+#define AUTO_YIELD_NS_OWN_CORE   20000000ull
+#define NEVER                    UINT64_MAX
+
 static mp_progress_hook hooks[MP_MAX_HOOKS];
 static int nhooks;
-static unsigned spin_limit = 4000;
+
+/* The policy in force; the initial values (spin, then yield) serve the start-up barrier
+ * before mp_wait_policy_init has run. */
+static struct {
+    int spin_forever;
+    unsigned spin_polls;      /* fruitless polls in the spin stage */
+    uint64_t yield_ns;        /* length of the yield stage; NEVER = do not sleep */
+    unsigned test_polls;      /* fruitless non-blocking polls before mp_progress yields; 0 = never */
+} policy = { 0, 4000, NEVER, 0 };
+
+static unsigned test_polls;            /* fruitless mp_progress calls since the last event */
+static unsigned long sleeps, sleep_timeouts;   /* reported with MEMPI_VERBOSE=1 at exit */
+static int local_sleepers;             /* MPI_THREAD_MULTIPLE: threads asleep, under the lock */
+static _Thread_local uint64_t yield_start;
 
 int mp_thread_multiple;
 pthread_mutex_t mp_big_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -29,43 +89,25 @@ void mp_progress_register(mp_progress_hook hook)
     hooks[nhooks++] = hook;
 }
 
-int mp_progress(void)
+static int poll_all(void)
 {
     int events = mp_transports_poll();
     for (int i = 0; i < nhooks; i++)
         events += hooks[i]();
+    if (events && MP_UNLIKELY(local_sleepers))
+        mp_shm_wake_self();
     return events;
 }
 
-/* Decides how long to spin before yielding, from MEMPI_WAIT, MEMPI_SPIN and the number of
- * cores available to this process (affinity mask) against the ranks on this node. */
-void mp_wait_policy_init(void)
+static uint64_t now_ns(void)
 {
-    cpu_set_t set;
-    int cores = 0;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        cores = CPU_COUNT(&set);
-    int oversubscribed = cores > 0 && mp_world.local_size > cores;
-    switch (mp_cfg.wait_policy) {
-    case MP_WAIT_SPIN:  spin_limit = ~0u; break;
-    case MP_WAIT_YIELD: spin_limit = 0; break;
-    case MP_WAIT_SLEEP: spin_limit = 0; break;
-    default:            spin_limit = oversubscribed ? 16 : mp_cfg.spin_count; break;
-    }
-    if (mp_cfg.verbose && mp_world.rank == 0)
-        fprintf(stderr, "MemPI: waiting policy: spin %u polls then yield (%d local ranks, %d cores)\n",
-                spin_limit, mp_world.local_size, cores);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void mp_idle(unsigned *spins)
+static void yield_core(void)
 {
-    if (*spins < spin_limit) {
-        (*spins)++;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        return;
-    }
     if (mp_thread_multiple) {
         pthread_mutex_unlock(&mp_big_lock);
         sched_yield();
@@ -75,17 +117,161 @@ void mp_idle(unsigned *spins)
     }
 }
 
-void mp_wait_flag(atomic_int *flag)
+static void sleep_until_delivery(void)
+{
+    unsigned word;
+    local_sleepers++;                  /* before the futex word is read (see the top) */
+    int verdict = mp_shm_sleep_prepare(&word);
+    if (verdict == MP_SLEEP_OK) {
+        if (mp_thread_multiple)
+            pthread_mutex_unlock(&mp_big_lock);
+        sleeps++;
+        sleep_timeouts += !mp_shm_sleep_commit(word, MP_SLEEP_TIMEOUT_US);
+        if (mp_thread_multiple)
+            pthread_mutex_lock(&mp_big_lock);
+    } else if (verdict == MP_SLEEP_BLOCKED) {
+        yield_core();
+    }
+    local_sleepers--;
+}
+
+/* Polling without blocking (MPI_Test loops): give the core away now and then. */
+int mp_progress(void)
+{
+    int events = poll_all();
+    if (events)
+        test_polls = 0;
+    else if (policy.test_polls && ++test_polls >= policy.test_polls) {
+        test_polls = 0;
+        yield_core();
+    }
+    return events;
+}
+
+/* The stage is kept in *spins: below spin_polls we spin; from there on we yield, until
+ * yield_ns have passed since the first yield, and then sleep (*spins = UINT_MAX). */
+static void idle(unsigned *spins, int may_sleep)
+{
+    test_polls = 0;                    /* a blocking wait manages the core itself */
+    if (policy.spin_forever || *spins < policy.spin_polls) {
+        (*spins)++;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return;
+    }
+    if (*spins == UINT32_MAX && may_sleep) {
+        sleep_until_delivery();
+        return;
+    }
+    if (*spins == policy.spin_polls) {          /* entering the yield stage */
+        *spins = policy.spin_polls + 1;
+        yield_start = policy.yield_ns == NEVER || !may_sleep ? 0 : now_ns();
+        if (yield_start && policy.yield_ns == 0) {  /* MEMPI_WAIT=sleep: no yield stage */
+            *spins = UINT32_MAX;
+            sleep_until_delivery();
+            return;
+        }
+    } else if (yield_start && now_ns() - yield_start >= policy.yield_ns) {
+        *spins = UINT32_MAX;                    /* sleep from the next fruitless poll on */
+    }
+    yield_core();
+}
+
+void mp_idle(unsigned *spins)
+{
+    idle(spins, 0);
+}
+
+/* For waits that only a packet delivered to this rank (or progress made because of one) can
+ * end: these may sleep.  (Declared in transport/shm/wait.h for now; belongs in core.h.) */
+void mp_idle_packet(unsigned *spins)
+{
+    idle(spins, 1);
+}
+
+static void wait_flag(atomic_int *flag, int may_sleep)
 {
     unsigned spins = 0;
     while (!atomic_load_explicit(flag, memory_order_acquire)) {
-        if (mp_progress() == 0)
-            mp_idle(&spins);
+        if (poll_all() == 0)
+            idle(&spins, may_sleep);
     }
+}
+
+void mp_wait_flag(atomic_int *flag)
+{
+    wait_flag(flag, 0);             /* any flag: whoever sets it may not wake us */
 }
 
 int mp_wait_request(mp_request *req)
 {
-    mp_wait_flag(&req->done);
+    /* A generalized request is completed by a user thread, not by a packet: never sleep. */
+    wait_flag(&req->done, req->kind != MP_REQ_GREQ);
     return req->status.MPI_ERROR;
+}
+
+static void report_sleeps(void)
+{
+    fprintf(stderr, "MemPI: rank %d slept %lu times, %lu sleeps ended by the timeout\n",
+            mp_world.rank, sleeps, sleep_timeouts);
+}
+
+/* Decides the stages from MEMPI_WAIT, MEMPI_SPIN and the cores available to the job against
+ * the ranks on this node (see the top of the file). */
+void mp_wait_policy_init(void)
+{
+    int cores = mp_cores_available();
+    int remote = 0;                 /* network arrivals do not ring the futex: never sleep */
+    for (int w = 0; w < mp_world.size && mp_world.procs; w++)
+        remote |= mp_world.procs[w].tp != NULL && mp_world.procs[w].tp != &mp_shm_transport;
+    int oversubscribed = cores > 0 && mp_world.local_size > cores;
+    int spin_given = getenv("MEMPI_SPIN") != NULL;
+    unsigned spin = spin_given || !oversubscribed ? mp_cfg.spin_count : OVERSUB_SPIN;
+    policy.spin_forever = 0;
+    policy.spin_polls = spin;
+    policy.test_polls = oversubscribed ? (spin > 2 ? spin : 2) : 0;
+    switch (mp_cfg.wait_policy) {
+    case MP_WAIT_SPIN:
+        policy.spin_forever = 1;
+        policy.yield_ns = NEVER;
+        policy.test_polls = 0;
+        break;
+    case MP_WAIT_YIELD:
+        policy.yield_ns = NEVER;
+        policy.test_polls = spin > 2 ? spin : 2;
+        break;
+    case MP_WAIT_SLEEP:
+        policy.yield_ns = 0;
+        policy.test_polls = spin > 2 ? spin : 2;
+        break;
+    default:
+        policy.yield_ns = oversubscribed ? AUTO_YIELD_NS_OVERSUB : AUTO_YIELD_NS_OWN_CORE;
+        break;
+    }
+    if (remote && policy.yield_ns != NEVER)
+        policy.yield_ns = NEVER;    /* yield instead (a network wake-up is future work) */
+    int cheap = mp_shm_wait_init(policy.yield_ns != NEVER);
+    if (mp_cfg.verbose)
+        atexit(report_sleeps);
+    if (mp_cfg.verbose && mp_world.rank == 0) {
+        char spin_text[32], yield_text[48];
+        if (policy.spin_forever)
+            snprintf(spin_text, sizeof spin_text, "forever");
+        else
+            snprintf(spin_text, sizeof spin_text, "%u polls", policy.spin_polls);
+        if (policy.spin_forever)
+            snprintf(yield_text, sizeof yield_text, "never yield");
+        else if (policy.yield_ns == NEVER)
+            snprintf(yield_text, sizeof yield_text, "then yield");
+        else
+            snprintf(yield_text, sizeof yield_text, "then yield %.3f ms, then sleep",
+                     (double)policy.yield_ns / 1e6);
+        fprintf(stderr, "MemPI: waiting policy: spin %s, %s (%d local ranks, %d cores%s%s); "
+                "senders %s\n", spin_text, yield_text, mp_world.local_size, cores,
+                oversubscribed ? ", oversubscribed" : "", remote ? ", remote ranks: no sleep" : "",
+                policy.yield_ns == NEVER ? "never wake anyone" :
+                cheap ? "check for sleepers without a fence (membarrier)" :
+                        "fence before checking for sleepers (no membarrier)");
+    }
 }

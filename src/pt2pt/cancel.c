@@ -21,6 +21,7 @@ static void cancel_done(mp_request *req)
     mp_status_set_bytes(&req->status, 0);
     req->error = MPI_SUCCESS;
     if (req->kind == MP_REQ_RECV) {
+        mp_op_release_type(req);
         req->status.MPI_ERROR = MPI_SUCCESS;
         req->state = MP_ST_DONE;
         mp_request_complete(req);

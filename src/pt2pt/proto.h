@@ -116,5 +116,7 @@ void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len);
 void mp_recv_complete(mp_request *req);
 void mp_send_reply(int world, int type, uint64_t cookie, uint64_t addr);
 void mp_send_complete(mp_request *req);
+void mp_op_hold_type(mp_request *req);     /* derived types outlive MPI_Type_free */
+void mp_op_release_type(mp_request *req);
 
 #endif

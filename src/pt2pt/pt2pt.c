@@ -59,6 +59,7 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
         mp_request_complete(req);
         return MPI_SUCCESS;
     }
+    mp_op_hold_type(req);
     mp_unexp *u = mp_match_unexpected(req->ctx, source, tag, 1);
     if (u) {
         mp_recv_match_unexp(req, u);
@@ -179,6 +180,7 @@ int mp_imrecv(void *buf, MPI_Aint count, mp_datatype *dt, mp_request *msg, mp_re
     req->comm = msg->comm;
     req->ctx = u->ctx;
     req->bytes = mp_datatype_bytes(dt, count);
+    mp_op_hold_type(req);
     mp_request_free(msg);
     *out = req;
     mp_recv_match_unexp(req, u);

@@ -28,6 +28,7 @@ void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len)
 
 void mp_recv_complete(mp_request *req)
 {
+    mp_op_release_type(req);
     req->status.MPI_ERROR = req->error;
     req->state = MP_ST_DONE;
     if (!req->cancel_pending)             /* else the SRCANCEL answer completes it */

@@ -34,10 +34,29 @@ void mp_send_init_queues(void)
     is_active = mp_calloc((size_t)mp_world.size, 1);
 }
 
+/* A derived datatype may be freed by the user while an operation using it is pending
+ * (MPI_Type_free is legal then): the operation holds a reference until it completes. */
+void mp_op_hold_type(mp_request *req)
+{
+    if (!req->dt->is_builtin) {
+        mp_datatype_retain(req->dt);
+        req->dt_held = 1;
+    }
+}
+
+void mp_op_release_type(mp_request *req)
+{
+    if (req->dt_held) {
+        req->dt_held = 0;
+        mp_datatype_release(req->dt);
+    }
+}
+
 void mp_send_complete(mp_request *req)
 {
     free(req->tmp);
     req->tmp = NULL;
+    mp_op_release_type(req);
     req->state = MP_ST_DONE;
     if (!req->cancel_pending)             /* else the cancel answer completes it */
         mp_request_complete(req);
@@ -255,6 +274,7 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
     req->comm = comm;
     req->ctx = comm->ctx + ctx_offset;
     req->bytes = mp_datatype_bytes(dt, count);
+    mp_op_hold_type(req);
     int world = comm->is_inter ? comm->remote_world[dest] : comm->world[dest];
     req->world_peer = world;
     mp_peer *peer = &mp_p2p.peers[world];

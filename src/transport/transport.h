@@ -89,6 +89,13 @@ extern mp_packet_handler mp_on_packet;
 
 extern mp_transport mp_shm_transport;
 
+/* The network transport (transport/net/): ranks on other hosts, through a libfabric RDM
+ * endpoint.  mp_net_init does nothing in a job on one host; built without libfabric it fails
+ * there with a message saying what to install. */
+extern mp_transport mp_net_transport;
+int  mp_net_init(void);             /* after mp_shm_init; collective over the job */
+void mp_net_finalize(void);         /* after the last packet was handed over; collective */
+
 /* Transport set-up, in MPI_Init order.  mp_shm_init maps the node segment. */
 int  mp_shm_init(void);
 void mp_shm_finalize(void);

@@ -77,6 +77,29 @@ int main(int argc, char **argv)
     if (sum != RW(rsize - 1)) FAIL("iallreduce max got %d", sum);
     CHECK(MPI_Ibarrier(inter, &rq));
     CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    /* reduce_scatter: both groups reduce 12-element vectors; my group's counts cut the remote
+     * group's sum among us (groups of different sizes cut it differently) */
+    {
+        int T = 12, rc[16], off = 0, vec[12], res[13];
+        for (int j = 0; j < lsize; j++) rc[j] = T / lsize + (j < T % lsize);
+        for (int j = 0; j < lrank; j++) off += rc[j];
+        for (int k = 0; k < T; k++) vec[k] = wrank * 100 + k;
+        for (int nb = 0; nb < 2; nb++) {
+            for (int k = 0; k <= T; k++) res[k] = -1;
+            if (nb) { CHECK(MPI_Ireduce_scatter(vec, res, rc, MPI_INT, MPI_SUM, inter, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+            else CHECK(MPI_Reduce_scatter(vec, res, rc, MPI_INT, MPI_SUM, inter));
+            for (int k = 0; k < rc[lrank]; k++) {
+                int w = 0; for (int r = 0; r < rsize; r++) w += RW(r) * 100 + off + k;
+                if (res[k] != w) FAIL("reduce_scatter nb=%d k=%d got %d want %d", nb, k, res[k], w);
+            }
+            if (res[rc[lrank]] != -1) FAIL("reduce_scatter wrote past its block");
+        }
+        /* block form: needs the same total in both groups, so only when they have equal size */
+        if (lsize == rsize) {
+            CHECK(MPI_Reduce_scatter_block(vec, res, 2, MPI_INT, MPI_MAX, inter));
+            for (int k = 0; k < 2; k++) if (res[k] != RW(rsize - 1) * 100 + 2 * lrank + k) FAIL("reduce_scatter_block k=%d got %d", k, res[k]);
+        }
+    }
     free(all); free(s); free(d);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);

@@ -1,4 +1,5 @@
 /* mempi-test: np=1,2,3,4,8 timeout=120 */
+/* mempi-test: np=3 timeout=120 env=MEMPI_CMA=0 */
 /* datatype_send.c -- every datatype constructor sent around a ring.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Each rank sends to rank+1 and receives from rank-1 with a derived type on one side and

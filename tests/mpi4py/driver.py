@@ -136,6 +136,14 @@ def make_result_class(recorder):
     return RecordingResult
 
 
+def iter_test_ids(suite):
+    if isinstance(suite, unittest.TestSuite):
+        for item in suite:
+            yield from iter_test_ids(item)
+    else:
+        yield suite.id()
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit("usage: driver.py TESTDIR OUTPREFIX [test/main.py options...]")
@@ -147,6 +155,12 @@ def main():
 
     class Program(mpi4py_test_main.TestProgram):
         def runTests(self):
+            listing = os.environ.get("MEMPI_MPI4PY_LIST")
+            if listing:  # write the ids of every test found, run nothing
+                with open(listing, "w", encoding="utf-8") as f:
+                    for test_id in iter_test_ids(self.test):
+                        f.write(test_id + "\n")
+                sys.exit(0)
             self.testRunner = unittest.TextTestRunner(
                 verbosity=self.verbosity, resultclass=make_result_class(recorder))
             super().runTests()

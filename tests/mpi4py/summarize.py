@@ -11,9 +11,16 @@ A test's outcome merges its ranks, the most informative first:
                  "Fatal Python error" (segfault, abort) -- or the job died without one;
   hang           a rank started it, never ended it, and the watchdog fired
                  ("Timeout" in the fault file) or the module job timed out (exit 124);
+  aborted        collateral: some rank never reached the test (it was still stuck in,
+                 or had died in, an earlier test -- usually after a peer's error), so
+                 the others waited for it or were killed with the job;
+  (hang and crash are marked "after earlier errors" when an earlier test of the module
+  failed on some rank: the ranks' call sequences may have diverged there);
   skip           every rank skipped it; xfail / xpass as unittest defines them;
   ok             otherwise.
 A module whose job failed before any test started is reported as a module error.
+Tests that a module's job never reached (it ended early) are counted as "not run",
+against the list of every test id (--tests, written by driver.py's listing mode).
 
 Output: a JSON summary (counts per N, every non-passing test with reason and ranks,
 per-module time), a text report grouped by reason, and the closing line
@@ -28,7 +35,7 @@ import os
 import re
 import sys
 
-OUTCOMES = ["ok", "fail", "error", "skip", "xfail", "xpass", "hang", "crash"]
+OUTCOMES = ["ok", "fail", "error", "skip", "xfail", "xpass", "hang", "crash", "aborted"]
 
 
 def read_jsonl(path):
@@ -73,6 +80,18 @@ def stack_reason(stack):
     return first_line.strip()
 
 
+def last_started(records):
+    started = [r["id"] for r in records if r["e"] == "start"]
+    return started[-1] if started else "(start-up)"
+
+
+def job_end_line(outdir, module):
+    for ln in reversed(read_text(os.path.join(outdir, module + ".log")).splitlines()):
+        if ln.startswith("mpiexec:"):
+            return ln.strip()
+    return ""
+
+
 def module_results(outdir, module):
     status = json.loads(read_text(os.path.join(outdir, module + ".status")) or "{}")
     per_rank = {}
@@ -97,6 +116,7 @@ def module_results(outdir, module):
                 started.setdefault(tid, set()).add(rank)
 
     tests = []
+    errors_before = False    # an earlier test of this module failed on some rank
     for tid in order:
         ends = ended.get(tid, {})
         missing = sorted(started.get(tid, set()) - set(ends))
@@ -110,6 +130,12 @@ def module_results(outdir, module):
                        traceback=bad[first].get("tb", ""))
             if missing:
                 res["hung_ranks"] = missing
+        elif missing and len(started.get(tid, ())) < len(per_rank):
+            absent = sorted(set(per_rank) - started.get(tid, set()))
+            where = ", ".join(f"rank {rk} in {last_started(per_rank[rk])}" for rk in absent[:3])
+            res.update(outcome="aborted", ranks=missing,
+                       reason=f"collateral: rank(s) {absent} never reached this test "
+                              f"(still in an earlier test: {where})")
         elif missing:
             kinds = {rk: fault_kind(faults.get(rk, ""), tid) for rk in missing}
             crash = [rk for rk, (k, _) in kinds.items() if k == "crash"]
@@ -124,8 +150,8 @@ def module_results(outdir, module):
                            f"module job timed out (exit 124) during this test", stack=stack[:4000])
             else:
                 res.update(outcome="crash", ranks=missing,
-                           reason=f"rank(s) {missing} died in this test without a stack "
-                                  f"(job exit {status.get('rc')}); see {module}.log")
+                           reason=f"rank(s) {missing} ended in this test without a stack "
+                                  f"(job exit {status.get('rc')}): {job_end_line(outdir, module)}")
         else:
             outs = [r["o"] for r in ends.values()]
             if outs and all(o == "skip" for o in outs):
@@ -135,6 +161,13 @@ def module_results(outdir, module):
                 res["outcome"] = "xpass"
             elif "xfail" in outs:
                 res["outcome"] = "xfail"
+        if res["outcome"] in ("hang", "crash") and errors_before:
+            # Ranks that failed an earlier test skipped calls their peers made, so the
+            # ranks' collective and message sequences may no longer agree.
+            res["after_errors"] = True
+            res["reason"] = "after earlier errors in this module (likely collateral): " + res["reason"]
+        if res["outcome"] in ("error", "fail"):
+            errors_before = True
         tests.append(res)
 
     module_error = None
@@ -150,14 +183,20 @@ def module_results(outdir, module):
     return status, tests, module_error
 
 
-def summarize_np(outdir):
+def summarize_np(outdir, all_ids):
     np = int(re.search(r"np(\d+)$", outdir.rstrip("/")).group(1))
     counts = {k: 0 for k in OUTCOMES}
     modules, bad_tests, module_errors = {}, [], []
+    not_run = 0
     for spath in sorted(glob.glob(os.path.join(outdir, "*.status"))):
         module = os.path.basename(spath)[: -len(".status")]
         status, tests, merr = module_results(outdir, module)
         mcounts = {k: 0 for k in OUTCOMES}
+        if status.get("rc", 0) != 0:
+            seen = {t["id"] for t in tests}
+            lost = [i for i in all_ids if i.startswith(module + ".") and i not in seen]
+            mcounts["not_run"] = len(lost)
+            not_run += len(lost)
         for t in tests:
             counts[t["outcome"]] += 1
             mcounts[t["outcome"]] += 1
@@ -179,6 +218,8 @@ def summarize_np(outdir):
         "skipped": counts["skip"],
         "hung": counts["hang"],
         "crashed": counts["crash"],
+        "aborted": counts["aborted"],
+        "not_run": not_run,
         "module_errors": len(module_errors),
         "seconds": round(sum(m["seconds"] or 0 for m in modules.values()), 1),
     }
@@ -195,6 +236,7 @@ def normalize(reason):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--version", default="?")
+    ap.add_argument("--tests", help="file with every test id, one a line")
     ap.add_argument("--library", default="?")
     ap.add_argument("--json", required=True)
     ap.add_argument("--text", required=True)
@@ -204,8 +246,11 @@ def main():
     summary = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
                "mpi4py": opt.version, "library": opt.library,
                "counts": {}, "modules": {}, "tests": [], "module_errors": []}
+    all_ids = []
+    if opt.tests and os.path.exists(opt.tests):
+        all_ids = [ln.strip() for ln in read_text(opt.tests).splitlines() if ln.strip()]
     for d in opt.dirs:
-        np, table, modules, bad, merrs = summarize_np(d)
+        np, table, modules, bad, merrs = summarize_np(d, all_ids)
         summary["counts"][str(np)] = table
         summary["modules"][str(np)] = modules
         summary["tests"] += bad
@@ -215,9 +260,9 @@ def main():
         json.dump(summary, f, indent=1)
 
     lines = [f"mpi4py {opt.version} on {opt.library} ({summary['date']})", ""]
-    cols = ["run", "passed", "failed", "errors", "skipped", "hung", "crashed",
-            "module_errors", "seconds"]
-    lines.append("np  " + " ".join(f"{c:>9}" for c in cols))
+    cols = ["run", "passed", "failed", "errors", "skipped", "hung", "crashed", "aborted",
+            "not_run", "module_errors", "seconds"]
+    lines.append("np  " + " ".join(f"{c[:9]:>9}" for c in cols))
     for np, t in summary["counts"].items():
         lines.append(f"{np:<3} " + " ".join(f"{t[c]:>9}" for c in cols))
     lines.append("")
@@ -237,8 +282,8 @@ def main():
         for ln in m["log_tail"]:
             lines.append(f"      {ln}")
     passed = sum(t["passed"] for t in summary["counts"].values())
-    failed = sum(t["failed"] + t["errors"] + t["hung"] + t["crashed"] + t["module_errors"]
-                 for t in summary["counts"].values())
+    failed = sum(t["failed"] + t["errors"] + t["hung"] + t["crashed"] + t["aborted"]
+                 + t["module_errors"] for t in summary["counts"].values())
     skipped = sum(t["skipped"] for t in summary["counts"].values())
     lines.append("")
     lines.append(f"{passed} passed, {failed} failed, {skipped} skipped")

@@ -47,7 +47,10 @@ def main():
         print("loggp_plot: matplotlib is not installed", file=sys.stderr)
         return 1
     data = load(args.raw)
-    tiers = [t for t in ("intra", "inter") if (t, "o_s", "send") in data]
+    tiers = [t for t in ("intra", "inter") if any(k[0] == t for k in data)]
+    if not tiers:
+        print("loggp_plot: no data in %s" % args.raw, file=sys.stderr)
+        return 1
     tier_text = {"intra": "intra-node", "inter": "inter-node"}
     label = (args.label + ", ") if args.label else ""
 

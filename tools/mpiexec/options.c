@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef MEMPI_VERSION
 #define MEMPI_VERSION "unknown"
@@ -31,6 +32,9 @@ static void usage(FILE *f)
             "  --tag-output, -l         prefix every output line with \"[rank] \"\n"
             "  --timeout S              kill the job after S seconds and exit 124\n"
             "                           (default: $MPIEXEC_TIMEOUT, or none)\n"
+            "  --report-bindings        every process prints one line to stderr at\n"
+            "                           MPI_Init: the cores it is bound to, or why not\n"
+            "                           (sets MEMPI_REPORT_BINDINGS=1; see MEMPI_BIND)\n"
             "  -h, --help               this text\n"
             "  --version                print the version\n"
             "\n"
@@ -102,6 +106,22 @@ static int is_multinode_option(const char *a)
     return 0;
 }
 
+/* Several hosts: MemPI's own launcher is single-host, so the job goes to MPICH's Hydra with
+ * the same arguments (MemPI speaks Hydra's PMI-1 wire protocol, see docs/architecture.md).
+ * Returns only when mpiexec.hydra cannot be started. */
+static int hand_to_hydra(char **argv, const char *option)
+{
+    fflush(stdout);
+    fflush(stderr);
+    argv[0] = (char *)"mpiexec.hydra";
+    execvp("mpiexec.hydra", argv);
+    fprintf(stderr, "mpiexec: option %s starts a multi-node job, which MemPI's mpiexec "
+                    "hands to MPICH's Hydra launcher, but mpiexec.hydra cannot be run (%s); "
+                    "install Debian's mpich package (apt-get install mpich), or start the job "
+                    "with srun --mpi=pmi2 under Slurm\n", option, strerror(errno));
+    return 2;
+}
+
 static int timeout_from_env(mp_options *opt)
 {
     const char *s = getenv("MPIEXEC_TIMEOUT");
@@ -169,13 +189,13 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
                                    next ? next : "", a);
             have_timeout = 1;
             i++;
+        } else if (strcmp(a, "--report-bindings") == 0 || strcmp(a, "-report-bindings") == 0) {
+            if (add_env(opt, "MEMPI_REPORT_BINDINGS", strlen("MEMPI_REPORT_BINDINGS"), "1") < 0)
+                return usage_error("out of memory%s%s", "", "");
         } else if (strcmp(a, "--pmi-port") == 0) {
             opt->pmi_port = 1;
         } else if (is_multinode_option(a)) {
-            fprintf(stderr, "mpiexec: option %s: multi-node launch is not yet supported by "
-                            "MemPI's mpiexec; run multi-node jobs with Hydra "
-                            "(mpiexec.hydra) or srun --mpi=pmi2\n", a);
-            return 2;
+            return hand_to_hydra(argv, a);
         } else {
             return usage_error("unknown option '%s'%s", a, "");
         }

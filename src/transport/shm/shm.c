@@ -11,6 +11,7 @@
  * at most a few packets per ring per call to the point-to-point handler.
  */
 #include "transport/shm/shm.h"
+#include "transport/shm/wait.h"
 #include <string.h>
 
 mp_packet_handler mp_on_packet;
@@ -66,8 +67,7 @@ static int shm_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     cell->hdr.len = (uint32_t)len;
     atomic_store_explicit(&cell->full, 1, memory_order_release);
     mp_shm.send_pos[peer] = pos + 1;
-    if (MP_UNLIKELY(atomic_load_explicit(&mp_shm_rank(peer)->sleeping, memory_order_relaxed)))
-        mp_shm_wake(world_peer);
+    mp_shm_wake_check(peer, world_peer);      /* wakes the peer if it sleeps (wait.c) */
     return 0;
 }
 
@@ -129,19 +129,17 @@ void mp_shm_barrier(void)
     if (arrived == s->nlocal) {
         atomic_store_explicit(&s->bar_count, 0, memory_order_relaxed);
         atomic_store_explicit(&s->bar_gen, gen + 1, memory_order_release);
+        mp_shm_wake_all();                    /* waiters may sleep (watching bar_gen) */
         return;
     }
     unsigned spins = 0;
+    mp_shm_watch(&s->bar_gen, gen);
     while (atomic_load_explicit(&s->bar_gen, memory_order_acquire) == gen) {
         if (mp_on_packet)
             shm_poll();
-        mp_idle(&spins);
+        mp_idle_packet(&spins);               /* may sleep: the last arrival wakes us */
     }
-}
-
-void mp_shm_wake(int world_peer)
-{
-    (void)world_peer;   /* futex sleeping arrives with the waiting-policy work (issue 8) */
+    mp_shm_watch(NULL, 0);
 }
 
 int mp_shm_init(void)

@@ -1,0 +1,688 @@
+/* shm.c -- intra-node collectives through the shared segment: barrier, bcast, reduce,
+ * allreduce, allgather ("shm" algorithm of each).  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Inside one host the ranks map one segment, and the transport gives every local rank a slot
+ * there (mp_shm_coll_slot).  These algorithms skip messages altogether: a rank copies its
+ * contribution into its own slot once, and the others read it straight from there (copy out
+ * once, or reduce while reading); flags replace messages.  Only blocking collectives use them
+ * (a nonblocking collective has no place to wait, so it keeps the message schedules), only on
+ * intracommunicators whose ranks all share this host, and not under MPI_THREAD_MULTIPLE (two
+ * threads would share one slot).
+ *
+ * Slot layout.  A slot is split into two cells, each a header and data:
+ *
+ *     cell = { stamp (64 bit, own cache line), readers_left (32 bit, own cache line), data }
+ *
+ * Every step of a collective that makes data visible is a *publication* by one rank into one
+ * of its own cells; a rank only ever writes its own slot (and decrements others' counters).
+ * A communicator numbers its publication steps 1, 2, 3, ... (every rank advances the counter
+ * identically, since blocking collectives are called in the same order everywhere), and step
+ * s uses cell s % 2, so a writer can fill one cell while its readers still read the other
+ * (pipelining of large data in chunks).
+ *
+ * The protocol of one publication with k readers, and its memory orders:
+ *
+ *   writer  1. wait until readers_left == 0          (acquire load: pairs with the readers'
+ *              release decrements, so their reads of the previous contents happen before
+ *              our writes below)
+ *           2. write the data                         (plain stores)
+ *           3. readers_left = k                       (relaxed: published by step 4)
+ *           4. stamp = S                              (release store)
+ *   reader  1. wait until stamp == S                  (acquire load: pairs with writer step 4,
+ *              so the data and readers_left = k are visible)
+ *           2. read / reduce the data
+ *           3. readers_left -= 1                      (release fetch_sub; the decrements form a
+ *              release sequence, so the writer's acquire load that sees 0 synchronizes with
+ *              every reader)
+ *
+ * Views.  A run of publications involves either the whole communicator or, for the node-aware
+ * algorithms (barrier "node", bcast "two_stage", allreduce "btree4" in blocking calls), the
+ * ranks of one node: their node-local halves run here while the leaders exchange messages.
+ * Each view has its own step counter (all members of a node take part in the same node-local
+ * steps); node steps carry bit 31, so the two counters never yield the same stamp.
+ *
+ * Stamp.  S = epoch << 32 | step.  The epoch is a per-communicator number agreed once, at the
+ * first shm collective of the communicator, as the maximum over its ranks of (each rank's last
+ * epoch + 1) with a message-based allreduce: so for every rank the epochs of its
+ * communicators are distinct, and a stamp left in a slot by a freed communicator (whose
+ * context id a new communicator may reuse) or by another communicator can never equal a
+ * stamp a reader waits for.  Readers therefore cannot confuse two collectives, even when
+ * overlapping communicators run theirs in different orders.
+ *
+ * Waiting.  A writer that finds its cell still being read (readers_left > 0) waits for
+ * readers that are members of an earlier collective -- a wait that a synchronizing
+ * implementation of that collective would have imposed earlier, which the standard allows,
+ * so correct programs cannot deadlock.  Every wait drives the progress engine, so
+ * point-to-point traffic and nonblocking collectives keep moving, and idles with mp_idle,
+ * which spins and then yields but never sleeps: nobody rings our futex when a stamp or a
+ * counter in the segment changes.
+ *
+ * Large data (above SHM_DIRECT_MIN bytes per rank, when the kernel allows single copy) does
+ * not go through the cells at all: the publication carries only the address of the owner's
+ * data (its user buffer when contiguous, else a packed copy), readers pull it with one
+ * process_vm_readv each, and the owner leaves the collective only after its readers_left has
+ * dropped to 0 (its buffer must stay valid until then).  That makes a 1 MiB collective two or
+ * three synchronisations instead of dozens of chunk hand-offs, which matters most when the
+ * node is oversubscribed and every hand-off may cost a time slice.
+ *
+ * Reductions work on contiguous types (data = size bytes per element, elements abut), in
+ * place in shared memory: small vectors are folded by every reader over all slots (one
+ * step); larger ones are cut into chunks and, per chunk, each rank folds one segment over all
+ * slots into its second cell, and then everyone copies the segments out (two steps).  Folds
+ * run from the highest rank down (x0 op (x1 op (... op xP-1))), so non-commutative
+ * operations get the rank order they must.
+ */
+#include "coll/coll_impl.h"
+#include "transport/transport.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define CELLS 2
+
+typedef struct shm_cell {
+    _Atomic uint64_t stamp;
+    char pad0[MP_CACHELINE - sizeof(uint64_t)];
+    atomic_uint readers_left;
+    char pad1[MP_CACHELINE - sizeof(atomic_uint)];
+} shm_cell;                           /* the data follows the header */
+
+/* The ranks taking part in a run of publications: the whole communicator, or my node (the
+ * node-aware algorithms).  Each view numbers its own steps; the node view's stamps have the
+ * top bit of the step set, so the two never produce the same stamp. */
+typedef struct shm_view {
+    int size, me;
+    char **slot;                      /* member -> its slot in the segment */
+    const int *map;                   /* member -> communicator rank (NULL: identity) */
+    uint32_t epoch;
+    uint32_t step;                    /* last publication step used */
+    uint32_t flag;                    /* 0 (communicator) or 1u << 31 (node) */
+    mp_comm *comm;
+} shm_view;
+
+struct mp_shm_comm {
+    shm_view all, node;
+};
+
+static uint32_t last_epoch;           /* this process's most recent epoch */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Eligibility and per-communicator state                                                     */
+/* ------------------------------------------------------------------------------------------ */
+int mp_coll_shm_usable(mp_comm *comm)
+{
+    mp_coll_state *cs = mp_coll_state_of(comm);
+    if (cs->shm_usable == 0) {
+        int ok = !comm->is_inter && comm->size >= 2 && !mp_thread_multiple &&
+                 mp_shm_coll_slot_size() >= 4096;
+        for (int r = 0; ok && r < comm->size; r++)
+            ok = mp_world.procs[comm->world[r]].tp == &mp_shm_transport;
+        cs->shm_usable = ok ? 1 : -1;
+    }
+    return cs->shm_usable > 0;
+}
+
+void mp_coll_shm_comm_free(mp_coll_state *cs)
+{
+    if (cs->shm) {
+        free(cs->shm->all.slot);
+        free(cs->shm->node.slot);
+        free(cs->shm);
+        cs->shm = NULL;
+    }
+}
+
+/* The epoch agreement: a recursive-doubling MAX over the communicator, by messages. */
+static int agree_epoch(mp_comm *comm, uint32_t *epoch)
+{
+    unsigned v = last_epoch + 1;
+    mp_sched *s = mp_sched_new(comm);
+    mp_team t = mp_team_all(comm);
+    mp_build_allreduce_rd(s, &t, &v, 1, mp_datatype_get(MPI_UNSIGNED), MPI_MAX, 1);
+    int err = mp_sched_run(s);
+    if (err == MPI_SUCCESS)
+        last_epoch = *epoch = v;
+    return err;
+}
+
+static void view_init(shm_view *v, mp_comm *comm, const mp_team *t, uint32_t epoch,
+                      uint32_t flag)
+{
+    v->size = t->size;
+    v->me = t->rank;
+    v->map = t->map;
+    v->epoch = epoch;
+    v->flag = flag;
+    v->comm = comm;
+    v->slot = mp_malloc(sizeof(char *) * (size_t)t->size);
+    for (int i = 0; i < t->size; i++)
+        v->slot[i] = mp_shm_coll_slot(mp_world.procs[comm->world[mp_team_peer(t, i)]].local);
+}
+
+/* The communicator's shm state; the first call agrees on the epoch (collective). */
+static int prepare(mp_comm *comm, struct mp_shm_comm **out)
+{
+    mp_coll_state *cs = mp_coll_state_of(comm);
+    if (!cs->shm) {
+        uint32_t epoch;
+        int err = agree_epoch(comm, &epoch);
+        if (err != MPI_SUCCESS)
+            return err;
+        struct mp_shm_comm *sc = mp_calloc(1, sizeof *sc);
+        mp_team all = mp_team_all(comm), node = mp_team_node(comm);
+        view_init(&sc->all, comm, &all, epoch, 0);
+        view_init(&sc->node, comm, &node, epoch, 1u << 31);
+        cs->shm = sc;
+    }
+    *out = cs->shm;
+    return MPI_SUCCESS;
+}
+
+static int view_all(mp_comm *comm, shm_view **v)
+{
+    struct mp_shm_comm *sc;
+    int err = prepare(comm, &sc);
+    *v = err == MPI_SUCCESS ? &sc->all : NULL;
+    return err;
+}
+
+static int view_node(mp_comm *comm, shm_view **v)
+{
+    struct mp_shm_comm *sc;
+    int err = prepare(comm, &sc);
+    *v = err == MPI_SUCCESS ? &sc->node : NULL;
+    return err;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Cells and the publication protocol                                                         */
+/* ------------------------------------------------------------------------------------------ */
+static size_t cell_stride(void) { return mp_shm_coll_slot_size() / CELLS; }
+size_t mp_coll_shm_cell_capacity(void) { return cell_stride() - sizeof(shm_cell); }
+
+static uint32_t next_step(shm_view *v) { return ++v->step; }
+static uint64_t stamp_of(const shm_view *v, uint32_t step)
+{
+    return (uint64_t)v->epoch << 32 | v->flag | (step & 0x7fffffffu);
+}
+static shm_cell *cell_of(const shm_view *v, int r, uint32_t step)
+{
+    return (shm_cell *)(v->slot[r] + (step % CELLS) * cell_stride());
+}
+static char *data_of(shm_cell *c) { return (char *)(c + 1); }
+
+static char *publish_begin(shm_cell *c)
+{
+    unsigned spins = 0;
+    while (atomic_load_explicit(&c->readers_left, memory_order_acquire) != 0)
+        if (mp_progress() == 0)
+            mp_idle(&spins);
+    return data_of(c);
+}
+
+static void publish_end(shm_cell *c, uint64_t stamp, unsigned readers)
+{
+    atomic_store_explicit(&c->readers_left, readers, memory_order_relaxed);
+    atomic_store_explicit(&c->stamp, stamp, memory_order_release);
+}
+
+static char *read_begin(shm_cell *c, uint64_t stamp)
+{
+    unsigned spins = 0;
+    while (atomic_load_explicit(&c->stamp, memory_order_acquire) != stamp)
+        if (mp_progress() == 0)
+            mp_idle(&spins);
+    return data_of(c);
+}
+
+static void read_end(shm_cell *c)
+{
+    atomic_fetch_sub_explicit(&c->readers_left, 1, memory_order_release);
+}
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Waits until every reader of this rank's cell is done (before the data it names may go). */
+static void wait_readers(shm_cell *c) { (void)publish_begin(c); }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Single copy ("direct") helpers                                                             */
+/* ------------------------------------------------------------------------------------------ */
+/* Per-rank bytes from which data moves by single copy instead of through the cells. */
+#define SHM_DIRECT_MIN ((size_t)64 * 1024)
+
+static int direct_ok(size_t bytes)
+{
+    return bytes >= SHM_DIRECT_MIN && mp_shm_transport.single_copy && mp_shm_transport.read;
+}
+
+/* The data of (buf, count, dt) as one byte range, or NULL if the type is not contiguous. */
+static char *contig_range(const void *buf, MPI_Aint count, const mp_datatype *dt)
+{
+    return dt->is_contig ? (char *)buf + dt->true_lb : NULL;
+}
+
+/* Publishes the address of `data` (readers readers) in my cell of `step`. */
+static void publish_addr(const shm_view *sc, uint32_t step, const void *data,
+                         unsigned readers)
+{
+    shm_cell *c = cell_of(sc, sc->me, step);
+    uint64_t addr = (uint64_t)(uintptr_t)data;
+    memcpy(publish_begin(c), &addr, sizeof addr);
+    publish_end(c, stamp_of(sc, step), readers);
+}
+
+static uint64_t addr_of(const shm_view *sc, int r, uint32_t step)
+{
+    uint64_t addr;
+    memcpy(&addr, read_begin(cell_of(sc, r, step), stamp_of(sc, step)), sizeof addr);
+    return addr;
+}
+
+/* Pulls len bytes at remote address addr of view member r into dst. */
+static int pull(const shm_view *v, int r, uint64_t addr, void *dst, size_t len)
+{
+    if (len == 0)
+        return MPI_SUCCESS;
+    struct iovec iov = { dst, len };
+    int peer = v->map ? v->map[r] : r;
+    return mp_shm_transport.read(v->comm->world[peer], addr, &iov, 1);
+}
+
+/* Pulls the packed stream of comm rank r (at addr) into (buf, count, dt). */
+static int pull_typed(const shm_view *comm, int r, uint64_t addr, void *buf, MPI_Aint count,
+                      mp_datatype *dt)
+{
+    size_t len = mp_datatype_bytes(dt, count);
+    char *dst = contig_range(buf, count, dt);
+    if (dst)
+        return pull(comm, r, addr, dst, len);
+    char *tmp = mp_malloc(len);
+    int err = pull(comm, r, addr, tmp, len);
+    if (err == MPI_SUCCESS)
+        mp_unpack(buf, count, dt, 0, tmp, len);
+    free(tmp);
+    return err;
+}
+
+/* The packed stream of (buf, count, dt): the buffer itself when contiguous, else a packed
+ * copy in *tmp (to free). */
+static const char *packed_source(const void *buf, MPI_Aint count, mp_datatype *dt, char **tmp)
+{
+    *tmp = NULL;
+    char *p = contig_range(buf, count, dt);
+    if (p)
+        return p;
+    size_t len = mp_datatype_bytes(dt, count);
+    *tmp = mp_malloc(len ? len : 1);
+    mp_pack(buf, count, dt, 0, *tmp, len);
+    return *tmp;
+}
+
+static int bcast_direct(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt, int root)
+{
+    uint32_t step = next_step(v);
+    if (v->me == root) {
+        char *tmp;
+        publish_addr(v, step, packed_source(buf, count, dt, &tmp), (unsigned)v->size - 1);
+        wait_readers(cell_of(v, root, step));
+        free(tmp);
+        return MPI_SUCCESS;
+    }
+    int err = pull_typed(v, root, addr_of(v, root, step), buf, count, dt);
+    read_end(cell_of(v, root, step));
+    return err;
+}
+
+static int allgather_direct(shm_view *v, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
+{
+    int n = v->size, me = v->me, err = MPI_SUCCESS;
+    uint32_t step = next_step(v);
+    char *tmp;
+    publish_addr(v, step, packed_source(mp_elem(rbuf, me * rcount, rdt), rcount, rdt, &tmp),
+                 (unsigned)n - 1);
+    for (int k = 1; k < n; k++) {
+        int r = (me + k) % n;
+        int e = pull_typed(v, r, addr_of(v, r, step), mp_elem(rbuf, r * rcount, rdt), rcount,
+                           rdt);
+        read_end(cell_of(v, r, step));
+        if (err == MPI_SUCCESS)
+            err = e;
+    }
+    wait_readers(cell_of(v, me, step));
+    free(tmp);
+    return err;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Barrier: everyone signals member 0, member 0 releases everyone.  The node-aware barrier    */
+/* runs the two halves on the node view with the leaders' barrier between them.               */
+/* ------------------------------------------------------------------------------------------ */
+static void barrier_arrive(shm_view *v)
+{
+    uint32_t step = next_step(v);
+    if (v->me != 0) {
+        shm_cell *mine = cell_of(v, v->me, step);
+        publish_begin(mine);
+        publish_end(mine, stamp_of(v, step), 1);
+        return;
+    }
+    for (int r = 1; r < v->size; r++) {
+        shm_cell *c = cell_of(v, r, step);
+        read_begin(c, stamp_of(v, step));
+        read_end(c);
+    }
+}
+
+static void barrier_release(shm_view *v)
+{
+    uint32_t step = next_step(v);
+    shm_cell *c = cell_of(v, 0, step);
+    if (v->me == 0) {
+        publish_begin(c);
+        publish_end(c, stamp_of(v, step), (unsigned)v->size - 1);
+    } else {
+        read_begin(c, stamp_of(v, step));
+        read_end(c);
+    }
+}
+
+int mp_coll_shm_barrier(mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_all(comm, &v);
+    if (err != MPI_SUCCESS)
+        return err;
+    barrier_arrive(v);
+    barrier_release(v);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Bcast: the root packs chunk after chunk into its cells, the others unpack them.            */
+/* ------------------------------------------------------------------------------------------ */
+static int bcast_view(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt, int root)
+{
+    size_t total = mp_datatype_bytes(dt, count), cap = mp_coll_shm_cell_capacity();
+    if (v->size == 1)
+        return MPI_SUCCESS;
+    if (direct_ok(total))
+        return bcast_direct(v, buf, count, dt, root);
+    for (size_t off = 0; off < total; off += cap) {
+        size_t len = min_size(cap, total - off);
+        uint32_t step = next_step(v);
+        shm_cell *c = cell_of(v, root, step);
+        if (v->me == root) {
+            mp_pack(buf, count, dt, off, publish_begin(c), len);
+            publish_end(c, stamp_of(v, step), (unsigned)v->size - 1);
+        } else {
+            mp_unpack(buf, count, dt, off, read_begin(c, stamp_of(v, step)), len);
+            read_end(c);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_coll_shm_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_all(comm, &v);
+    return err != MPI_SUCCESS ? err : bcast_view(v, buf, count, dt, root);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Allgather: everyone publishes chunk k of its block, then unpacks chunk k of all others.    */
+/* ------------------------------------------------------------------------------------------ */
+int mp_coll_shm_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                          MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_all(comm, &v);
+    if (err != MPI_SUCCESS)
+        return err;
+    int n = v->size, me = v->me;
+    void *my_block = mp_elem(rbuf, me * rcount, rdt);
+    if (sbuf != MPI_IN_PLACE) {
+        err = mp_datatype_copy(sbuf, scount, sdt, my_block, rcount, rdt);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    size_t total = mp_datatype_bytes(rdt, rcount), cap = mp_coll_shm_cell_capacity();
+    if (direct_ok(total))
+        return allgather_direct(v, rbuf, rcount, rdt);
+    for (size_t off = 0; off < total; off += cap) {
+        size_t len = min_size(cap, total - off);
+        uint32_t step = next_step(v);
+        shm_cell *mine = cell_of(v, me, step);
+        mp_pack(my_block, rcount, rdt, off, publish_begin(mine), len);
+        publish_end(mine, stamp_of(v, step), (unsigned)n - 1);
+        for (int k = 1; k < n; k++) {
+            int r = (me + k) % n;          /* start at different peers: spread the reads */
+            shm_cell *c = cell_of(v, r, step);
+            mp_unpack(mp_elem(rbuf, r * rcount, rdt), rcount, rdt, off,
+                      read_begin(c, stamp_of(v, step)), len);
+            read_end(c);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reduce and allreduce (contiguous types)                                                    */
+/* ------------------------------------------------------------------------------------------ */
+int mp_coll_shm_reduce_fits(const mp_datatype *dt)
+{
+    return dt->is_contig && dt->size > 0 && dt->extent == dt->size &&
+           (size_t)dt->size <= mp_coll_shm_cell_capacity();
+}
+
+/* out = x[0] op (x[1] op (... op x[n-1])) over `cnt` elements, where x[r] is the data of
+ * member r's cell at byte offset `at`.  `out` is the address of the first element's data. */
+static int fold(const shm_view *v, uint32_t step, size_t at, char *out, MPI_Aint cnt,
+                mp_datatype *dt, MPI_Op op)
+{
+    int err = MPI_SUCCESS;
+    MPI_Aint lb = dt->true_lb;
+    memcpy(out, data_of(cell_of(v, v->size - 1, step)) + at, (size_t)(cnt * dt->size));
+    for (int r = v->size - 2; r >= 0 && err == MPI_SUCCESS; r--)
+        err = mp_reduce_local(data_of(cell_of(v, r, step)) + at - lb, out - lb, cnt, dt, op);
+    return err;
+}
+
+static void wait_all(const shm_view *v, uint32_t step)
+{
+    for (int k = 1; k < v->size; k++)
+        read_begin(cell_of(v, (v->me + k) % v->size, step), stamp_of(v, step));
+}
+
+static void done_all(const shm_view *v, uint32_t step)
+{
+    for (int r = 0; r < v->size; r++)
+        if (r != v->me)
+            read_end(cell_of(v, r, step));
+}
+
+/* Elements [lo, hi) of segment `seg` of a chunk of m elements cut in n pieces. */
+static MPI_Aint seg_lo(MPI_Aint m, int n, int seg)
+{
+    MPI_Aint q = m / n, r = m % n;
+    return seg * q + (seg < r ? seg : r);
+}
+
+/* Single copy: publish the input's address; each member pulls its segment of every input and
+ * folds it; publish the result segment's address; who wants the result pulls the segments. */
+static int reduce_direct(shm_view *v, const void *in, void *rbuf, MPI_Aint count,
+                         mp_datatype *dt, MPI_Op op, int root)
+{
+    int n = v->size, me = v->me, all = root < 0, want = all || me == root, err = MPI_SUCCESS;
+    size_t e = (size_t)dt->size, total = (size_t)count * e;
+    MPI_Aint lb = dt->true_lb;
+    const char *src = (const char *)in + lb;
+    char *dst = (char *)rbuf + lb, *in_copy = NULL, *out_tmp = NULL;
+    if (want && in == rbuf) {          /* in place: others read my input while I write results */
+        in_copy = mp_malloc(total);
+        memcpy(in_copy, src, total);
+        src = in_copy;
+    }
+    uint32_t s1 = next_step(v), s2 = next_step(v);
+    publish_addr(v, s1, src, (unsigned)n - 1);
+    MPI_Aint lo = seg_lo(count, n, me), hi = seg_lo(count, n, me + 1);
+    size_t seg = (size_t)(hi - lo) * e;
+    char *segs = mp_malloc(seg * (size_t)n + 1);
+    const char **from = mp_malloc(sizeof(char *) * (size_t)n);
+    for (int k = 0; k < n; k++) {
+        int r = (me + k) % n;
+        if (r == me) {
+            from[r] = src + lo * (MPI_Aint)e;
+            continue;
+        }
+        int x = pull(v, r, addr_of(v, r, s1) + (uint64_t)lo * e, segs + (size_t)r * seg, seg);
+        read_end(cell_of(v, r, s1));
+        from[r] = segs + (size_t)r * seg;
+        if (err == MPI_SUCCESS)
+            err = x;
+    }
+    char *out = want ? dst + lo * (MPI_Aint)e : (out_tmp = mp_malloc(seg + 1));
+    if (seg > 0) {
+        memcpy(out, from[n - 1], seg);
+        for (int r = n - 2; r >= 0 && err == MPI_SUCCESS; r--)
+            err = mp_reduce_local(from[r] - lb, out - lb, hi - lo, dt, op);
+    }
+    publish_addr(v, s2, out, all ? (unsigned)n - 1 : me == root ? 0 : 1);
+    if (want) {
+        for (int k = 1; k < n; k++) {
+            int r = (me + k) % n;
+            MPI_Aint rlo = seg_lo(count, n, r), rhi = seg_lo(count, n, r + 1);
+            int x = pull(v, r, addr_of(v, r, s2), dst + rlo * (MPI_Aint)e,
+                         (size_t)(rhi - rlo) * e);
+            read_end(cell_of(v, r, s2));
+            if (err == MPI_SUCCESS)
+                err = x;
+        }
+    }
+    wait_readers(cell_of(v, me, s1));
+    wait_readers(cell_of(v, me, s2));
+    free(from);
+    free(segs);
+    free(out_tmp);
+    free(in_copy);
+    return err;
+}
+
+/* Vectors up to this many bytes are folded whole by every member that needs the result. */
+#define SHM_REDUCE_WHOLE 4096
+
+/* root < 0: allreduce.  `in` is this member's input (sbuf, or rbuf for MPI_IN_PLACE). */
+static int reduce_view(shm_view *v, const void *in, void *rbuf, MPI_Aint count, mp_datatype *dt,
+                       MPI_Op op, int root)
+{
+    int n = v->size, me = v->me, all = root < 0, want = all || me == root, err = MPI_SUCCESS;
+    size_t e = (size_t)dt->size;
+    MPI_Aint per = (MPI_Aint)(mp_coll_shm_cell_capacity() / e), lb = dt->true_lb;
+    const char *src = (const char *)in + lb;
+    char *dst = (char *)rbuf + lb;
+    if (n == 1) {
+        if (in != rbuf && count > 0)
+            memcpy(dst, src, (size_t)count * e);
+        return MPI_SUCCESS;
+    }
+    if (direct_ok(mp_datatype_bytes(dt, count)))
+        return reduce_direct(v, in, rbuf, count, dt, op, root);
+    int whole = mp_datatype_bytes(dt, count) <= SHM_REDUCE_WHOLE;
+    for (MPI_Aint c0 = 0; c0 < count && err == MPI_SUCCESS; c0 += per) {
+        MPI_Aint m = count - c0 < per ? count - c0 : per;
+        size_t len = (size_t)m * e;
+        uint32_t step = next_step(v);
+        shm_cell *mine = cell_of(v, me, step);
+        memcpy(publish_begin(mine), src + c0 * (MPI_Aint)e, len);
+        if (whole) {                  /* one step: readers fold everything themselves */
+            publish_end(mine, stamp_of(v, step), all ? (unsigned)n - 1 : me == root ? 0 : 1);
+            if (want) {
+                wait_all(v, step);
+                err = fold(v, step, 0, dst + c0 * (MPI_Aint)e, m, dt, op);
+                done_all(v, step);
+            }
+            continue;
+        }
+        /* two steps: fold my segment of everyone's chunk, then gather the segments */
+        publish_end(mine, stamp_of(v, step), (unsigned)n - 1);
+        MPI_Aint lo = seg_lo(m, n, me), hi = seg_lo(m, n, me + 1);
+        uint32_t step2 = next_step(v);
+        shm_cell *mine2 = cell_of(v, me, step2);
+        char *out = publish_begin(mine2);
+        wait_all(v, step);
+        if (hi > lo)
+            err = fold(v, step, (size_t)lo * e, out, hi - lo, dt, op);
+        done_all(v, step);
+        publish_end(mine2, stamp_of(v, step2), all ? (unsigned)n - 1 : me == root ? 0 : 1);
+        if (!want)
+            continue;
+        for (int k = 0; k < n; k++) {
+            int r = (me + k) % n;
+            MPI_Aint rlo = seg_lo(m, n, r), rhi = seg_lo(m, n, r + 1);
+            shm_cell *c = cell_of(v, r, step2);
+            const char *seg = r == me ? out : read_begin(c, stamp_of(v, step2));
+            memcpy(dst + (c0 + rlo) * (MPI_Aint)e, seg, (size_t)(rhi - rlo) * e);
+            if (r != me)
+                read_end(c);
+        }
+    }
+    return err;
+}
+
+int mp_coll_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
+                          MPI_Op op, mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_all(comm, &v);
+    if (err != MPI_SUCCESS)
+        return err;
+    return reduce_view(v, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, count, dt, op, -1);
+}
+
+int mp_coll_shm_reduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
+                       MPI_Op op, int root, mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_all(comm, &v);
+    if (err != MPI_SUCCESS)
+        return err;
+    return reduce_view(v, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, count, dt, op, root);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The node-local halves of the node-aware algorithms (members = the ranks of my node, in     */
+/* node order; member 0 is the node leader).                                                  */
+/* ------------------------------------------------------------------------------------------ */
+int mp_coll_shm_node_arrive(mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_node(comm, &v);
+    if (err == MPI_SUCCESS && v->size > 1)
+        barrier_arrive(v);
+    return err;
+}
+
+int mp_coll_shm_node_release(mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_node(comm, &v);
+    if (err == MPI_SUCCESS && v->size > 1)
+        barrier_release(v);
+    return err;
+}
+
+int mp_coll_shm_node_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int member,
+                           mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_node(comm, &v);
+    return err != MPI_SUCCESS ? err : bcast_view(v, buf, count, dt, member);
+}
+
+int mp_coll_shm_node_reduce(const void *in, void *out, MPI_Aint count, mp_datatype *dt,
+                            MPI_Op op, mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_node(comm, &v);
+    return err != MPI_SUCCESS ? err : reduce_view(v, in, out, count, dt, op, 0);
+}

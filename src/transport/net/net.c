@@ -1,0 +1,417 @@
+/* net.c -- the network transport's life cycle: provider, endpoint, addresses, goodbye.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Ranks on other hosts are reached through one libfabric RDM (reliable datagram) endpoint per
+ * process.  Start-up, only in jobs that span hosts:
+ *
+ *   1. fi_getinfo for an RDM endpoint with FI_MSG and send-after-send ordering.  The provider
+ *      is MEMPI_NET_PROVIDER when set, otherwise the first (best) one the library offers,
+ *      skipping node-local providers (shm, sm2) and loopback interfaces, which cannot reach
+ *      another host; MEMPI_NET_IFACE picks the interface.  On ordinary Ethernet that is
+ *      "tcp;ofi_rxm".
+ *   2. Fabric, domain, completion queue, address vector, endpoint; the send and receive
+ *      buffer pools (registered when the provider asks for FI_MR_LOCAL); receive buffers for
+ *      every remote peer are posted (see net.h for the credit scheme).
+ *   3. Each rank puts its endpoint name, in hex, under "mempi-net-<rank>" into the PMI
+ *      key-value space; after the fence every rank inserts its remote peers' addresses.
+ *
+ * Finalize: wait until our sends completed, send BYE to every remote peer (ordered after all
+ * our data) and wait for every peer's BYE (so nothing it sent us is still in flight) and its
+ * BYE_ACK (so it has our BYE); a BYE is answered with BYE_ACK whenever it arrives.  Those two
+ * are the last packets a peer sends us, so when we close nothing is left unread (a socket
+ * closed with unread data would reset the connection and could lose our own last packets).
+ * Waiting drives the whole progress engine, shm included: a node-local peer still draining
+ * its queues towards us in its own finalize must not wait for us.
+ *
+ * Built without libfabric (no <rdma/fabric.h> at build time, see mk/net.mk) the transport is
+ * a stub: a job whose ranks span hosts stops at MPI_Init saying how to get the net transport.
+ */
+#include "transport/net/net.h"
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef MEMPI_HAVE_LIBFABRIC
+
+mp_transport mp_net_transport = { .name = "net (unavailable)" };
+
+int mp_net_init(void)
+{
+    if (mp_nodes_nhosts() <= 1)
+        return MPI_SUCCESS;
+    return mp_error_code(MPI_ERR_OTHER, "this job's ranks are on %d hosts, but MemPI was built "
+                         "without libfabric, so it has no network transport (install Debian's "
+                         "libfabric-dev and rebuild MemPI)", mp_nodes_nhosts());
+}
+
+void mp_net_finalize(void)
+{
+}
+
+#else
+
+mp_net_state mp_net;
+
+const char *mp_net_peer_name(int world)
+{
+    static char name[64];
+    snprintf(name, sizeof name, "rank %d (host %d)", world, mp_nodes_host_of(world));
+    return name;
+}
+
+static int fi_fail(const char *what, int rc)
+{
+    return mp_error_code(MPI_ERR_OTHER, "network transport: %s failed: %s", what,
+                         fi_strerror(rc < 0 ? -rc : rc));
+}
+
+static int node_local_provider(const char *name)
+{
+    return strcmp(name, "shm") == 0 || strcmp(name, "sm2") == 0 ||
+           strncmp(name, "shm;", 4) == 0 || strncmp(name, "sm2;", 4) == 0;
+}
+
+static int read_settings(const char **provider, const char **iface)
+{
+    size_t eager, chunk;
+    long credits;
+    const char *v;
+    *provider = mp_config_current("MEMPI_NET_PROVIDER");
+    *iface = mp_config_current("MEMPI_NET_IFACE");
+    if ((v = mp_config_current("MEMPI_NET_EAGER_MAX")) == NULL ||
+        mp_parse_size(v, &eager) != 0 || eager > ((size_t)1 << 30))
+        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_EAGER_MAX "
+                             "(expected a size in bytes such as 65536 or 64k)", v ? v : "");
+    if ((v = mp_config_current("MEMPI_NET_CHUNK")) == NULL ||
+        mp_parse_size(v, &chunk) != 0 || chunk < 1024 || chunk > ((size_t)16 << 20))
+        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_CHUNK "
+                             "(expected a size from 1k to 16M)", v ? v : "");
+    if ((v = mp_config_current("MEMPI_NET_CREDITS")) == NULL ||
+        mp_parse_int(v, 2, 4096, &credits) != 0)
+        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_CREDITS "
+                             "(expected an integer from 2 to 4096)", v ? v : "");
+    mp_net_transport.eager_max = eager;
+    mp_net.buf_size = sizeof(mp_net_wire) + sizeof(mp_hdr) + chunk;
+    mp_net_transport.max_payload = chunk;
+    mp_net.credits = (int)credits;
+    mp_net.window = (int)credits + 1;
+    long timeout;
+    if ((v = mp_config_current("MEMPI_NET_TIMEOUT")) == NULL ||
+        mp_parse_int(v, 0, 1000000, &timeout) != 0)
+        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_TIMEOUT "
+                             "(expected seconds, 0 to 1000000; 0 = no liveness checks)", v ? v : "");
+    mp_net.timeout = (double)timeout;
+    return MPI_SUCCESS;
+}
+
+static int choose_provider(const char *provider, const char *iface)
+{
+    struct fi_info *hints = fi_allocinfo(), *list = NULL;
+    if (hints == NULL)
+        return mp_error_code(MPI_ERR_NO_MEM, "network transport: fi_allocinfo failed");
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG;
+    hints->mode = FI_CONTEXT;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                                  FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    if (provider && *provider)
+        hints->fabric_attr->prov_name = strdup(provider);
+    int rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (rc != 0 || list == NULL)
+        return mp_error_code(MPI_ERR_OTHER, "network transport: no libfabric provider%s%s offers "
+                             "a reliable datagram endpoint with ordered messages (%s)",
+                             provider && *provider ? " named " : "",
+                             provider && *provider ? provider : "", fi_strerror(-rc));
+    struct fi_info *pick = NULL;
+    for (struct fi_info *i = list; i && !pick; i = i->next) {
+        const char *dom = i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "";
+        if (!(provider && *provider) && node_local_provider(i->fabric_attr->prov_name))
+            continue;
+        if (iface && *iface ? strcmp(dom, iface) != 0 : strcmp(dom, "lo") == 0)
+            continue;
+        pick = i;
+    }
+    if (pick == NULL) {
+        fi_freeinfo(list);
+        return mp_error_code(MPI_ERR_OTHER, "network transport: no provider%s%s on interface "
+                             "%s reaches other hosts (set MEMPI_NET_PROVIDER / MEMPI_NET_IFACE)",
+                             provider && *provider ? " named " : "",
+                             provider && *provider ? provider : "",
+                             iface && *iface ? iface : "(any but loopback)");
+    }
+    mp_net.info = fi_dupinfo(pick);
+    fi_freeinfo(list);
+    return mp_net.info ? MPI_SUCCESS : mp_error_code(MPI_ERR_NO_MEM, "fi_dupinfo failed");
+}
+
+int mp_net_post_recv(mp_net_buf *b)
+{
+    ssize_t rc;
+    unsigned spins = 0;
+    /* The provider may briefly refuse while its queues drain; the buffer must go back. */
+    while ((rc = fi_recv(mp_net.ep, b->data, mp_net.buf_size, mp_net.desc, FI_ADDR_UNSPEC,
+                         &b->ctx)) == -FI_EAGAIN)
+        mp_idle(&spins);
+    if (rc != 0)
+        mp_fatal("network transport: posting a receive buffer failed: %s", fi_strerror((int)-rc));
+    return 0;
+}
+
+static int open_endpoint(void)
+{
+    struct fi_info *info = mp_net.info;
+    int rc;
+    if ((rc = fi_fabric(info->fabric_attr, &mp_net.fabric, NULL)))
+        return fi_fail("fi_fabric", rc);
+    if ((rc = fi_domain(mp_net.fabric, info, &mp_net.domain, NULL)))
+        return fi_fail("fi_domain", rc);
+    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA,
+                                  .size = (size_t)(mp_net.nsend + mp_net.nrecv) + 64,
+                                  .wait_obj = FI_WAIT_NONE };
+    if ((rc = fi_cq_open(mp_net.domain, &cq_attr, &mp_net.cq, NULL)))
+        return fi_fail("fi_cq_open", rc);
+    struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = (size_t)mp_world.size };
+    if ((rc = fi_av_open(mp_net.domain, &av_attr, &mp_net.av, NULL)))
+        return fi_fail("fi_av_open", rc);
+    if ((rc = fi_endpoint(mp_net.domain, info, &mp_net.ep, NULL)))
+        return fi_fail("fi_endpoint", rc);
+    if ((rc = fi_ep_bind(mp_net.ep, &mp_net.cq->fid, FI_TRANSMIT | FI_RECV)))
+        return fi_fail("binding the completion queue", rc);
+    if ((rc = fi_ep_bind(mp_net.ep, &mp_net.av->fid, 0)))
+        return fi_fail("binding the address vector", rc);
+    if ((rc = fi_enable(mp_net.ep)))
+        return fi_fail("fi_enable", rc);
+    mp_net.inject_size = info->tx_attr->inject_size;
+    return MPI_SUCCESS;
+}
+
+static int make_buffers(void)
+{
+    mp_net.nsend = 2 * mp_net.credits + 8;
+    mp_net.nrecv = mp_net.nremote * (mp_net.credits + MP_NET_RESERVE);
+    int nbufs = mp_net.nsend + mp_net.nrecv;
+    mp_net.buf_size = (mp_net.buf_size + 63) & ~(size_t)63;
+    mp_net.pool_size = (size_t)nbufs * mp_net.buf_size;
+    if (posix_memalign((void **)&mp_net.pool, 4096, mp_net.pool_size) != 0)
+        return mp_error_code(MPI_ERR_NO_MEM, "network transport: cannot allocate %zu bytes of "
+                             "buffers", mp_net.pool_size);
+    mp_net.bufs = mp_calloc((size_t)nbufs, sizeof(mp_net_buf));
+    mp_net.send_free = mp_calloc((size_t)mp_net.nsend, sizeof(mp_net_buf *));
+    for (int i = 0; i < nbufs; i++) {
+        mp_net.bufs[i].data = mp_net.pool + (size_t)i * mp_net.buf_size;
+        mp_net.bufs[i].is_recv = i >= mp_net.nsend;
+        if (i < mp_net.nsend)
+            mp_net.send_free[mp_net.nsend_free++] = &mp_net.bufs[i];
+    }
+    return MPI_SUCCESS;
+}
+
+static int register_buffers(void)
+{
+    if (!(mp_net.info->domain_attr->mr_mode & FI_MR_LOCAL))
+        return MPI_SUCCESS;
+    int rc = fi_mr_reg(mp_net.domain, mp_net.pool, mp_net.pool_size, FI_SEND | FI_RECV, 0, 0, 0,
+                       &mp_net.mr, NULL);
+    if (rc)
+        return fi_fail("registering the buffer pool", rc);
+    mp_net.desc = fi_mr_desc(mp_net.mr);
+    return MPI_SUCCESS;
+}
+
+static void to_hex(const unsigned char *in, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static int from_hex(const char *in, unsigned char *out, size_t max, size_t *n)
+{
+    size_t len = strlen(in);
+    if (len % 2 || len / 2 > max)
+        return -1;
+    for (size_t i = 0; i < len / 2; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = in[2 * i + (size_t)k];
+            v <<= 4;
+            if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+            else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+            else return -1;
+        }
+        out[i] = (unsigned char)v;
+    }
+    *n = len / 2;
+    return 0;
+}
+
+#define MP_NET_ADDR_MAX 256
+
+static int exchange_addresses(void)
+{
+    unsigned char addr[MP_NET_ADDR_MAX];
+    char hex[2 * MP_NET_ADDR_MAX + 1], key[48];
+    size_t len = sizeof addr;
+    int rc = fi_getname(&mp_net.ep->fid, addr, &len);
+    if (rc)
+        return fi_fail("fi_getname", rc);
+    to_hex(addr, len, hex);
+    snprintf(key, sizeof key, "mempi-net-%d", mp_world.rank);
+    if (mp_pmi_put(key, hex) != 0 || mp_pmi_fence() != 0)
+        return mp_error_code(MPI_ERR_OTHER, "network transport: PMI exchange of endpoint "
+                             "addresses failed: %s", mp_pmi_error());
+    for (int w = 0; w < mp_world.size; w++) {
+        if (!mp_net.peers[w].remote)
+            continue;
+        snprintf(key, sizeof key, "mempi-net-%d", w);
+        if (mp_pmi_get(key, hex, sizeof hex) != 0)
+            return mp_error_code(MPI_ERR_OTHER, "network transport: no endpoint address from "
+                                 "rank %d: %s", w, mp_pmi_error());
+        if (from_hex(hex, addr, sizeof addr, &len) != 0)
+            return mp_error_code(MPI_ERR_OTHER, "network transport: rank %d published a "
+                                 "malformed endpoint address '%s'", w, hex);
+        if (fi_av_insert(mp_net.av, addr, 1, &mp_net.peers[w].addr, 0, NULL) != 1)
+            return mp_error_code(MPI_ERR_OTHER, "network transport: the provider rejected the "
+                                 "endpoint address of rank %d", w);
+    }
+    return MPI_SUCCESS;
+}
+
+static void describe(void)
+{
+    if (!mp_cfg.verbose || mp_world.rank != 0)
+        return;
+    fprintf(stderr, "MemPI: net transport: provider %s on %s, %d remote peer(s), %d credits of "
+            "%zu bytes each, eager up to %zu bytes, inject %zu bytes\n",
+            mp_net.info->fabric_attr->prov_name, mp_net.info->domain_attr->name, mp_net.nremote,
+            mp_net.credits, mp_net_transport.max_payload, mp_net_transport.eager_max,
+            mp_net.inject_size);
+}
+
+int mp_net_init(void)
+{
+    if (mp_nodes_nhosts() <= 1)
+        return MPI_SUCCESS;           /* every rank shares our memory: no network needed */
+    const char *provider, *iface;
+    int err;
+    if ((err = read_settings(&provider, &iface)))
+        return err;
+    mp_net.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_net_peer));
+    mp_net.owed_list = mp_calloc((size_t)mp_world.size, sizeof(int));
+    for (int w = 0; w < mp_world.size; w++) {
+        mp_net.peers[w].remote = mp_nodes_host_of(w) != mp_world.host;
+        mp_net.peers[w].credits = mp_net.credits;
+        if (mp_net.peers[w].remote) {
+            mp_net.peers[w].held = mp_calloc((size_t)mp_net.window, sizeof(mp_net_buf *));
+            mp_net.peers[w].held_len = mp_calloc((size_t)mp_net.window, sizeof(size_t));
+        }
+        mp_net.nremote += mp_net.peers[w].remote;
+    }
+    if ((err = choose_provider(provider, iface)) || (err = make_buffers()) ||
+        (err = open_endpoint()) || (err = register_buffers()))
+        return err;
+    mp_net.active = 1;
+    for (int i = mp_net.nsend; i < mp_net.nsend + mp_net.nrecv; i++)
+        mp_net_post_recv(&mp_net.bufs[i]);
+    if ((err = exchange_addresses()))
+        return err;
+    mp_net.last_check = mp_net.last_beat = mp_wtime();
+    for (int w = 0; w < mp_world.size; w++)
+        mp_net.peers[w].last_heard = mp_net.last_check, mp_net.peers[w].may_beat = 1;
+    mp_progress_register(mp_net_poll);
+    describe();
+    return MPI_SUCCESS;
+}
+
+/* Liveness (MEMPI_NET_TIMEOUT=T > 0).  A TCP connection whose link went down fails only after
+ * many minutes of retransmissions, and a rank waiting for a message has nothing in flight to
+ * fail at all, so without this a cut link is a hang.  While a rank polls it sends every remote
+ * peer a CREDIT packet every T/4 seconds as a heartbeat, and a peer from which nothing arrived
+ * for T seconds of our polling ends the job with a message naming it.  (A peer gets its next
+ * heartbeat only after we heard from it, so one that is busy elsewhere has at most one
+ * waiting in its receive buffers.)  A gap in our own
+ * polling (we were computing) restarts the clocks, since silence we did not watch proves
+ * nothing; a peer that computes longer than T without calling MPI looks dead, hence the
+ * variable.  Peers that said BYE are no longer watched. */
+void mp_net_check_liveness(void)
+{
+    double now = mp_wtime();
+    if (now - mp_net.last_check < mp_net.timeout / 16)
+        return;
+    int was_away = now - mp_net.last_check > mp_net.timeout / 4;
+    mp_net.last_check = now;
+    int beat = now - mp_net.last_beat >= mp_net.timeout / 4;
+    if (beat)
+        mp_net.last_beat = now;
+    for (int w = 0; w < mp_world.size; w++) {
+        mp_net_peer *p = &mp_net.peers[w];
+        if (!p->remote || p->bye)
+            continue;
+        if (p->heard || was_away) {
+            p->heard = 0;
+            p->last_heard = now;
+        } else if (now - p->last_heard > mp_net.timeout) {
+            mp_fatal("network transport: nothing heard from %s for %.0f seconds: the link to "
+                     "its node is down or the rank is stuck outside MPI (MEMPI_NET_TIMEOUT=%g)",
+                     mp_net_peer_name(w), now - p->last_heard, mp_net.timeout);
+        }
+        if (beat && p->may_beat && !mp_net.closing && mp_net_send_ctrl(w, MP_NET_CREDIT) == 0)
+            p->may_beat = 0;
+    }
+}
+
+/* Progress until done() is true. */
+static void drive(int (*done)(void))
+{
+    unsigned spins = 0;
+    while (!done())
+        if (mp_progress() == 0)
+            mp_idle(&spins);
+}
+
+static int sends_done(void) { return mp_net.nsend_free == mp_net.nsend; }
+static int byes_done(void)
+{
+    return mp_net.byes == mp_net.nremote && mp_net.bye_acks == mp_net.nremote &&
+           mp_net.acks_pending == 0 && sends_done();
+}
+
+void mp_net_finalize(void)
+{
+    if (!mp_net.active)
+        return;
+    drive(sends_done);
+    mp_net.closing = 1;
+    for (int w = 0; w < mp_world.size; w++) {
+        unsigned spins = 0;
+        while (mp_net.peers[w].remote && mp_net_send_ctrl(w, MP_NET_BYE) == MP_AGAIN)
+            if (mp_progress() == 0)
+                mp_idle(&spins);
+    }
+    drive(byes_done);
+    mp_net.active = 0;
+    fi_close(&mp_net.ep->fid);
+    if (mp_net.mr)
+        fi_close(&mp_net.mr->fid);
+    fi_close(&mp_net.av->fid);
+    fi_close(&mp_net.cq->fid);
+    fi_close(&mp_net.domain->fid);
+    fi_close(&mp_net.fabric->fid);
+    fi_freeinfo(mp_net.info);
+    free(mp_net.pool);
+    free(mp_net.bufs);
+    free(mp_net.send_free);
+    for (int w = 0; w < mp_world.size; w++) {
+        free(mp_net.peers[w].held);
+        free(mp_net.peers[w].held_len);
+    }
+    free(mp_net.peers);
+    free(mp_net.owed_list);
+}
+#endif
