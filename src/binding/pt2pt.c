@@ -7,7 +7,7 @@
 #include "binding/binding.h"
 #include <stdlib.h>
 
-static int check_send(const char *F, const void *buf, int count, MPI_Datatype dtype, int dest,
+static int check_send(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                       int tag, MPI_Comm comm_h, mp_comm **comm, mp_datatype **dt)
 {
     int err;
@@ -20,7 +20,7 @@ static int check_send(const char *F, const void *buf, int count, MPI_Datatype dt
     return MPI_SUCCESS;
 }
 
-static int check_recv(const char *F, const void *buf, int count, MPI_Datatype dtype, int src,
+static int check_recv(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int src,
                       int tag, MPI_Comm comm_h, mp_comm **comm, mp_datatype **dt)
 {
     int err;
@@ -33,7 +33,7 @@ static int check_recv(const char *F, const void *buf, int count, MPI_Datatype dt
     return MPI_SUCCESS;
 }
 
-static int send_mode(const char *F, const void *buf, int count, MPI_Datatype dtype, int dest,
+static int send_mode(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                      int tag, MPI_Comm comm_h, int mode)
 {
     mp_comm *comm;
@@ -44,7 +44,7 @@ static int send_mode(const char *F, const void *buf, int count, MPI_Datatype dty
     return mp_ret(comm, F, mp_send(buf, count, dt, dest, tag, comm, MP_CTX_PT2PT, mode));
 }
 
-static int isend_mode(const char *F, const void *buf, int count, MPI_Datatype dtype, int dest,
+static int isend_mode(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                       int tag, MPI_Comm comm_h, int mode, MPI_Request *request)
 {
     mp_comm *comm;
@@ -60,46 +60,106 @@ static int isend_mode(const char *F, const void *buf, int count, MPI_Datatype dt
     return MPI_SUCCESS;
 }
 
-int PMPI_Send(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm)
+static int send_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm)
 {
     return send_mode("MPI_Send", buf, count, dtype, dest, tag, comm, MP_MODE_STANDARD);
 }
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_impl(buf, count, datatype, dest, tag, comm);
+}
 #pragma weak MPI_Send = PMPI_Send
 
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm)
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_impl(buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Send_c = PMPI_Send_c
+
+static int ssend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm)
 {
     return send_mode("MPI_Ssend", buf, count, dtype, dest, tag, comm, MP_MODE_SYNC);
 }
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return ssend_impl(buf, count, datatype, dest, tag, comm);
+}
 #pragma weak MPI_Ssend = PMPI_Ssend
 
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm)
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return ssend_impl(buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+
+static int rsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm)
 {
     return send_mode("MPI_Rsend", buf, count, dtype, dest, tag, comm, MP_MODE_READY);
 }
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return rsend_impl(buf, count, datatype, dest, tag, comm);
+}
 #pragma weak MPI_Rsend = PMPI_Rsend
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm,
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return rsend_impl(buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
+
+static int isend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     return isend_mode("MPI_Isend", buf, count, dtype, dest, tag, comm, MP_MODE_STANDARD, request);
 }
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return isend_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Isend = PMPI_Isend
 
-int PMPI_Issend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm,
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return isend_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Isend_c = PMPI_Isend_c
+
+static int issend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
     return isend_mode("MPI_Issend", buf, count, dtype, dest, tag, comm, MP_MODE_SYNC, request);
 }
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return issend_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Issend = PMPI_Issend
 
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm,
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return issend_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Issend_c = PMPI_Issend_c
+
+static int irsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
     return isend_mode("MPI_Irsend", buf, count, dtype, dest, tag, comm, MP_MODE_READY, request);
 }
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return irsend_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Irsend = PMPI_Irsend
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype dtype, int source, int tag, MPI_Comm comm_h,
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return irsend_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+
+static int recv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag, MPI_Comm comm_h,
               MPI_Status *status)
 {
     static const char *const F = "MPI_Recv";
@@ -110,9 +170,19 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dtype, int source, int tag, MPI
         return err;
     return mp_ret(comm, F, mp_recv(buf, count, dt, source, tag, comm, MP_CTX_PT2PT, status));
 }
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return recv_impl(buf, count, datatype, source, tag, comm, status);
+}
 #pragma weak MPI_Recv = PMPI_Recv
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype dtype, int source, int tag, MPI_Comm comm_h,
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return recv_impl(buf, count, datatype, source, tag, comm, status);
+}
+#pragma weak MPI_Recv_c = PMPI_Recv_c
+
+static int irecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag, MPI_Comm comm_h,
                MPI_Request *request)
 {
     static const char *const F = "MPI_Irecv";
@@ -128,10 +198,20 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dtype, int source, int tag, MP
     *request = mp_request_handle(req);
     return MPI_SUCCESS;
 }
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return irecv_impl(buf, count, datatype, source, tag, comm, request);
+}
 #pragma weak MPI_Irecv = PMPI_Irecv
 
-int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                  void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return irecv_impl(buf, count, datatype, source, tag, comm, request);
+}
+#pragma weak MPI_Irecv_c = PMPI_Irecv_c
+
+static int sendrecv_impl(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
                   MPI_Comm comm_h, MPI_Status *status)
 {
     static const char *const F = "MPI_Sendrecv";
@@ -144,7 +224,17 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, in
     return mp_ret(comm, F, mp_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt,
                                        source, rtag, comm, MP_CTX_PT2PT, status));
 }
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dtype, int *count)
 {
@@ -213,7 +303,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm_h, MPI_Status *status)
 
 /* ---- buffered, persistent, matched-probe, replace ------------------------------------ */
 
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm_h)
+static int bsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm_h)
 {
     static const char *const F = "MPI_Bsend";
     mp_comm *comm;
@@ -229,9 +319,19 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag
     mp_request_free(req);
     return MPI_SUCCESS;
 }
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return bsend_impl(buf, count, datatype, dest, tag, comm);
+}
 #pragma weak MPI_Bsend = PMPI_Bsend
 
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm_h,
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return bsend_impl(buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+
+static int ibsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag, MPI_Comm comm_h,
                 MPI_Request *request)
 {
     static const char *const F = "MPI_Ibsend";
@@ -250,7 +350,17 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dtype, int dest, int ta
     *request = mp_request_handle(req);
     return MPI_SUCCESS;
 }
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return ibsend_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Ibsend = PMPI_Ibsend
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return ibsend_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
@@ -279,7 +389,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 }
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 
-static int send_init(const char *F, const void *buf, int count, MPI_Datatype dtype, int dest,
+static int send_init(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                      int tag, MPI_Comm comm_h, int mode, MPI_Request *request)
 {
     mp_comm *comm;
@@ -292,35 +402,75 @@ static int send_init(const char *F, const void *buf, int count, MPI_Datatype dty
     return MPI_SUCCESS;
 }
 
-int PMPI_Send_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+static int send_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
     return send_init("MPI_Send_init", buf, count, dtype, dest, tag, comm, MP_MODE_STANDARD, request);
 }
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return send_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Send_init = PMPI_Send_init
 
-int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return send_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Send_init_c = PMPI_Send_init_c
+
+static int ssend_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
     return send_init("MPI_Ssend_init", buf, count, dtype, dest, tag, comm, MP_MODE_SYNC, request);
 }
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return ssend_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return ssend_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
+
+static int rsend_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
     return send_init("MPI_Rsend_init", buf, count, dtype, dest, tag, comm, MP_MODE_READY, request);
 }
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return rsend_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 
-int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return rsend_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+
+static int bsend_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
     return send_init("MPI_Bsend_init", buf, count, dtype, dest, tag, comm, MP_MODE_BUFFERED, request);
 }
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return bsend_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype dtype, int source, int tag, MPI_Comm comm_h,
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return bsend_init_impl(buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+
+static int recv_init_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag, MPI_Comm comm_h,
                    MPI_Request *request)
 {
     static const char *const F = "MPI_Recv_init";
@@ -334,7 +484,17 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype dtype, int source, int tag
     *request = mp_request_handle(req);
     return MPI_SUCCESS;
 }
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return recv_init_impl(buf, count, datatype, source, tag, comm, request);
+}
 #pragma weak MPI_Recv_init = PMPI_Recv_init
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return recv_init_impl(buf, count, datatype, source, tag, comm, request);
+}
+#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
 
 static int start_one(const char *F, MPI_Request h)
 {
@@ -452,7 +612,7 @@ static int message_arg(const char *F, MPI_Message *message, mp_request **msg)
     return MPI_SUCCESS;
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype dtype, MPI_Message *message, MPI_Request *request)
+static int imrecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, MPI_Message *message, MPI_Request *request)
 {
     static const char *const F = "MPI_Imrecv";
     mp_request *msg, *req;
@@ -473,9 +633,19 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dtype, MPI_Message *message, 
     *request = mp_request_handle(req);
     return MPI_SUCCESS;
 }
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    return imrecv_impl(buf, count, datatype, message, request);
+}
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype dtype, MPI_Message *message, MPI_Status *status)
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    return imrecv_impl(buf, count, datatype, message, request);
+}
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+
+static int mrecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, MPI_Message *message, MPI_Status *status)
 {
     static const char *const F = "MPI_Mrecv";
     mp_request *msg, *req;
@@ -494,9 +664,19 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype dtype, MPI_Message *message, M
     mp_imrecv(buf, count, dt, msg, &req);
     return mp_ret(comm, F, mp_wait(req, status));
 }
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv_impl(buf, count, datatype, message, status);
+}
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dtype, int dest, int stag,
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv_impl(buf, count, datatype, message, status);
+}
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
+
+static int sendrecv_replace_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int stag,
                           int source, int rtag, MPI_Comm comm_h, MPI_Status *status)
 {
     static const char *const F = "MPI_Sendrecv_replace";
@@ -514,10 +694,20 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dtype, int dest, in
     free(tmp);
     return mp_ret(comm, F, err);
 }
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 
-int PMPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                   void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
+
+static int isendrecv_impl(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
                    MPI_Comm comm_h, MPI_Request *request)
 {
     static const char *const F = "MPI_Isendrecv";
@@ -534,9 +724,19 @@ int PMPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, i
     *request = mp_request_handle(req);
     return mp_ret(comm, F, err);
 }
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dtype, int dest, int stag,
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+
+static int isendrecv_replace_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int dest, int stag,
                            int source, int rtag, MPI_Comm comm_h, MPI_Request *request)
 {
     static const char *const F = "MPI_Isendrecv_replace";
@@ -556,7 +756,17 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dtype, int dest, i
     *request = mp_request_handle(req);
     return mp_ret(comm, F, err);
 }
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+}
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+}
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
 
 int PMPI_Pcontrol(const int level, ...)
 {
@@ -564,3 +774,50 @@ int PMPI_Pcontrol(const int level, ...)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype dtype, MPI_Count *count)
+{
+    static const char *const F = "MPI_Get_count_c";
+    mp_datatype *dt;
+    int err;
+    if ((err = mp_arg_datatype(F, NULL, dtype, 0, &dt)))
+        return err;
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid status pointer %p", (void *)status);
+    MPI_Count bytes = mp_status_bytes(status);
+    if (dt->size == 0)
+        *count = 0;
+    else if (bytes % dt->size != 0)
+        *count = MPI_UNDEFINED;
+    else
+        *count = bytes / dt->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    static const char *const F = "MPI_Buffer_attach_c";
+    int err = mp_arg_initialized(F);
+    if (err)
+        return err;
+    if (size < 0 || (buffer == NULL && size > 0))
+        return mp_error(NULL, MPI_ERR_BUFFER, F, "invalid buffer %p of size %lld", buffer,
+                        (long long)size);
+    return mp_ret(NULL, F, mp_bsend_attach(buffer, (size_t)size));
+}
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    int err = mp_arg_initialized("MPI_Buffer_detach_c");
+    if (err)
+        return err;
+    void *buf;
+    size_t n;
+    mp_bsend_detach(&buf, &n);
+    *(void **)buffer_addr = buf;
+    *size = (MPI_Count)n;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c

@@ -21,8 +21,10 @@
  * node's ranks outnumber the cores available to the job (placement.c: affinity mask and
  * cgroup CPU quota): with a core each, spin MEMPI_SPIN polls (a rank's own core is free to
  * burn) and sleep only after AUTO_YIELD_NS_OWN_CORE of waiting, when a wake-up's tens of
- * microseconds are noise; oversubscribed, spin only OVERSUB_SPIN polls, yield for
- * AUTO_YIELD_NS_OVERSUB, then sleep.  An explicit MEMPI_SPIN is always honoured.
+ * microseconds are noise; oversubscribed, do not spin at all (OVERSUB_SPIN: the rank we wait
+ * for most likely waits for our core, and measured on 4 ranks / 2 cores every extra poll
+ * only delays the hand-over), yield for AUTO_YIELD_NS_OVERSUB, then sleep.  An explicit
+ * MEMPI_SPIN is always honoured.
  *
  * Sleeping is only for waits that a delivered packet ends ("wake me on packet"): request
  * waits (mp_wait_request, except generalized requests, which a user thread completes) and
@@ -54,7 +56,7 @@
 
 #define MP_MAX_HOOKS 8
 #define MP_SLEEP_TIMEOUT_US      2000u          /* safety net: a missed wake costs <= 2 ms */
-#define OVERSUB_SPIN             50u            /* polls before yielding when oversubscribed */
+#define OVERSUB_SPIN             0u             /* polls before yielding when oversubscribed */
 #define AUTO_YIELD_NS_OVERSUB    200000ull      /* yield this long before sleeping */
 #define AUTO_YIELD_NS_OWN_CORE   20000000ull
 #define NEVER                    UINT64_MAX
@@ -251,7 +253,8 @@ void mp_wait_policy_init(void)
     }
     if (remote && policy.yield_ns != NEVER)
         policy.yield_ns = NEVER;    /* yield instead (a network wake-up is future work) */
-    int cheap = mp_shm_wait_init(policy.yield_ns != NEVER);
+    int cheap = mp_shm_wait_init(policy.yield_ns == NEVER ? MP_SLEEPS_NEVER :
+                                 policy.yield_ns == 0 ? MP_SLEEPS_OFTEN : MP_SLEEPS_RARELY);
     if (mp_cfg.verbose)
         atexit(report_sleeps);
     if (mp_cfg.verbose && mp_world.rank == 0) {
@@ -272,6 +275,6 @@ void mp_wait_policy_init(void)
                 oversubscribed ? ", oversubscribed" : "", remote ? ", remote ranks: no sleep" : "",
                 policy.yield_ns == NEVER ? "never wake anyone" :
                 cheap ? "check for sleepers without a fence (membarrier)" :
-                        "fence before checking for sleepers (no membarrier)");
+                        "fence before checking for sleepers");
     }
 }

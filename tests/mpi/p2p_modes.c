@@ -289,6 +289,18 @@ static void test_replace_truncate(int partner)
     MPI_Isendrecv_replace(v, 100, MPI_INT, partner, 83, partner, 83, MPI_COMM_WORLD, &rq);
     MPI_Wait(&rq, &st);
     CHECK(v[0] == partner * 7 && v[99] == partner * 7 + 99 && st.MPI_TAG == 83, "isendrecv_replace");
+    /* MPI-4 large-count forms share the paths of the int forms */
+    MPI_Count ccount;
+    MPI_Request rc;
+    MPI_Irecv_c(w, (MPI_Count)100, MPI_INT, partner, 84, MPI_COMM_WORLD, &rc);
+    MPI_Send_c(v, (MPI_Count)100, MPI_INT, partner, 84, MPI_COMM_WORLD);
+    MPI_Wait(&rc, &st);
+    MPI_Get_count_c(&st, MPI_INT, &ccount);
+    CHECK(ccount == 100 && w[5] == rank * 7 + 5 && st.MPI_TAG == 84, /* partner sends back ours */
+          "send_c/irecv_c");
+    MPI_Sendrecv_c(v, 10, MPI_INT, partner, 85, w, 10, MPI_INT, partner, 85, MPI_COMM_WORLD, &st);
+    MPI_Get_count_c(&st, MPI_INT, &ccount);
+    CHECK(ccount == 10, "sendrecv_c");
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
     CHECK(parent == MPI_COMM_NULL, "a MemPI process has no parent");

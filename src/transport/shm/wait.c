@@ -42,7 +42,11 @@
  * with senders that fence.  Registration takes effect before mp_shm_wake_fence drops to 0
  * (the kernel synchronises registration with concurrent membarrier calls), so a sender never
  * skips its fence while a sleeper's membarrier could miss it.  When the job's policy never
- * sleeps (MEMPI_WAIT=spin), nobody needs fences at all.  The common send thus costs a
+ * sleeps (MEMPI_WAIT=spin, yield), nobody needs fences at all; when it sleeps at every wait
+ * (MEMPI_WAIT=sleep), a membarrier per sleep (~5 us) costs more than a fence per send, so
+ * both sides use plain seq_cst fences.  (The policy is the job's: ranks given different
+ * MEMPI_WAIT values could pair a fence-less sender with a fence-only sleeper, which the
+ * timeout below turns into delays, not hangs.)  The common send thus costs a
  * compiler barrier and one relaxed load of R's rank-area line, which R writes only when it
  * sleeps, so the line stays shared in S's cache.
  *
@@ -82,12 +86,14 @@ static long sys_futex(atomic_uint *word, int op, unsigned val, const struct time
     return syscall(SYS_futex, (unsigned *)word, op, val, ts, NULL, 0);
 }
 
-int mp_shm_wait_init(int anyone_sleeps)
+int mp_shm_wait_init(int sleeps)
 {
-    if (!anyone_sleeps) {
+    if (sleeps == MP_SLEEPS_NEVER) {
         mp_shm_wake_fence = 0;            /* no sleeper ever needs the ordering */
         return 1;
     }
+    if (sleeps == MP_SLEEPS_OFTEN)        /* a fence per send is cheaper than a membarrier */
+        return 0;                         /* per sleep: keep mp_shm_wake_fence = 1 */
     long cmds = sys_membarrier(MEMBARRIER_CMD_QUERY);
     if (cmds < 0)
         return 0;

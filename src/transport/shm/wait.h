@@ -31,11 +31,12 @@ static inline void mp_shm_wake_check(int peer, int world_peer)
         mp_shm_wake(world_peer);
 }
 
-/* Registers this process for the asymmetric fence (membarrier); call once after the segment is
- * mapped, with anyone_sleeps = 0 when the job's policy never sleeps (no fences needed then).
- * Returns 1 when the cheap sender side is in force, 0 when the kernel refuses (senders then
- * fence on every packet, see mp_shm_wake_fence). */
-int  mp_shm_wait_init(int anyone_sleeps);
+/* Chooses the fences, once, after the segment is mapped, from how often the job's policy
+ * sleeps: NEVER (no fences at all), RARELY (membarrier: sleepers pay, senders do not; this
+ * process registers for it), OFTEN (a seq_cst fence on both sides).  Returns 1 when sends
+ * need no fence. */
+enum { MP_SLEEPS_NEVER = 0, MP_SLEEPS_RARELY, MP_SLEEPS_OFTEN };
+int  mp_shm_wait_init(int sleeps);
 
 /* Sleeping in two steps, so that the caller can drop its own locks in between:
  * mp_shm_sleep_prepare announces this thread as a sleeper and checks, after the announcement,
