@@ -342,6 +342,8 @@ def main():
             summary = text.split("# table", 1)[0].strip()
             if text.startswith("# TIMEOUT") or text.startswith("# FAILED"):
                 summary = text.splitlines()[0]
+            elif "# FAILED or TIMEOUT" in text:         # marker of earlier bench/run versions
+                summary = "# TIMEOUT or FAILED: " + text.strip().splitlines()[-1]
             out.append("\n```\n%s\n```\n" % summary)
             out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
     if plot_note:
