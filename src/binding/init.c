@@ -8,6 +8,7 @@
  */
 #include "binding/binding.h"
 #include "transport/transport.h"
+#include "core/placement.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +65,8 @@ static int do_init(int required, int *provided)
         (err = mp_net_init()))
         init_fail(err);
     mp_wait_policy_init();
+    if ((err = mp_placement_apply()))
+        init_fail(err);
     if ((err = mp_pt2pt_init()))
         init_fail(err);
     int *all = mp_malloc(sizeof(int) * (size_t)size);

@@ -296,7 +296,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm_h, MPI_Status *status)
     }
     unsigned spins = 0;
     while (!mp_iprobe(source, tag, comm, MP_CTX_PT2PT, status))
-        mp_idle(&spins);
+        mp_idle_packet(&spins);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Probe = PMPI_Probe
@@ -588,7 +588,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm_h, MPI_Message *message, MPI_
     }
     unsigned spins = 0;
     while (!mp_improbe(source, tag, comm, MP_CTX_PT2PT, &msg, status))
-        mp_idle(&spins);
+        mp_idle_packet(&spins);
     *message = mp_request_handle(msg);
     return MPI_SUCCESS;
 }

@@ -130,9 +130,14 @@ static void empty_status(MPI_Status *st)
 static void wait_done(mp_request *r)
 {
     unsigned spins = 0;
+    /* A generalized request is completed by user code, not by a packet: never sleep for it. */
     while (!req_done(r))
-        if (mp_progress() == 0)
-            mp_idle(&spins);
+        if (mp_progress() == 0) {
+            if (r->kind == MP_REQ_GREQ)
+                mp_idle(&spins);
+            else
+                mp_idle_packet(&spins);
+        }
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)

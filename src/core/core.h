@@ -231,6 +231,8 @@ void mp_progress_register(mp_progress_hook hook);
 void mp_wait_flag(atomic_int *flag);
 /* The waiting policy in steps: call mp_idle(&spins) once per fruitless poll. */
 void mp_idle(unsigned *spins);
+/* Like mp_idle, but may sleep on the futex: only for waits that a packet arrival ends. */
+void mp_idle_packet(unsigned *spins);
 int  mp_wait_request(mp_request *req);   /* progress until done */
 void mp_wait_policy_init(void);         /* after the node layout is known */
 

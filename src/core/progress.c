@@ -41,10 +41,13 @@
  * row when the node is oversubscribed (or the policy is yield/sleep): such a rank does not
  * starve the peers that share its core.
  *
- * MPI_THREAD_MULTIPLE: the big lock is dropped while yielding or sleeping.  A thread that
- * sleeps counts itself in `local_sleepers` (under the lock) before it reads the futex word;
- * a thread whose poll found events while someone of this process sleeps wakes the process's
- * own futex, because the event may have completed the sleeper's request.
+ * MPI_THREAD_MULTIPLE: the big lock is dropped while yielding or sleeping (the caller is
+ * assumed to hold it, as the yield path always did).  A thread that sleeps counts itself in
+ * `local_sleepers` before it reads the futex word; a thread whose poll found events while
+ * someone of this process sleeps wakes the process's own futex, because the event may have
+ * completed the sleeper's request.  Under the big lock the count and the poll are ordered by
+ * the lock; without it, the seq_cst increment and the poller's later check make a miss
+ * possible only in a narrow window, which the sleep timeout covers.
  */
 #include "core/core.h"
 #include "core/placement.h"
@@ -75,7 +78,8 @@ static struct {
 
 static unsigned test_polls;            /* fruitless mp_progress calls since the last event */
 static unsigned long sleeps, sleep_timeouts;   /* reported with MEMPI_VERBOSE=1 at exit */
-static int local_sleepers;             /* MPI_THREAD_MULTIPLE: threads asleep, under the lock */
+static atomic_int local_sleepers;      /* MPI_THREAD_MULTIPLE: threads asleep (counted before
+                                          the futex word is read, see the top) */
 static _Thread_local uint64_t yield_start;
 
 int mp_thread_multiple;
@@ -96,7 +100,7 @@ static int poll_all(void)
     int events = mp_transports_poll();
     for (int i = 0; i < nhooks; i++)
         events += hooks[i]();
-    if (events && MP_UNLIKELY(local_sleepers))
+    if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
         mp_shm_wake_self();
     return events;
 }
@@ -122,7 +126,8 @@ static void yield_core(void)
 static void sleep_until_delivery(void)
 {
     unsigned word;
-    local_sleepers++;                  /* before the futex word is read (see the top) */
+    /* counted before mp_shm_sleep_prepare reads the futex word (see the top) */
+    atomic_fetch_add_explicit(&local_sleepers, 1, memory_order_seq_cst);
     int verdict = mp_shm_sleep_prepare(&word);
     if (verdict == MP_SLEEP_OK) {
         if (mp_thread_multiple)
@@ -134,7 +139,7 @@ static void sleep_until_delivery(void)
     } else if (verdict == MP_SLEEP_BLOCKED) {
         yield_core();
     }
-    local_sleepers--;
+    atomic_fetch_sub_explicit(&local_sleepers, 1, memory_order_relaxed);
 }
 
 /* Polling without blocking (MPI_Test loops): give the core away now and then. */

@@ -35,7 +35,7 @@ void mp_pt2pt_finalize(void)
     unsigned spins = 0;
     while (mp_send_pending()) {
         if (mp_progress() == 0)
-            mp_idle(&spins);
+            mp_idle_packet(&spins);
     }
 }
 

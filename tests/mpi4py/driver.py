@@ -106,10 +106,12 @@ def make_result_class(recorder):
 
         def addError(self, test, err):
             super().addError(test, err)
-            # setUpClass/tearDownClass errors arrive with a placeholder "test".
-            if not hasattr(self, "_outcome_now"):
-                text = self._exc_info_to_string(err, test) if hasattr(test, "id") else ""
-                recorder.write(e="end", id=str(test), o="error", msg=[last_line(text)],
+            # setUpClass/tearDownClass/setUpModule errors arrive outside startTest/stopTest
+            # with a placeholder "test" (unittest.suite._ErrorHolder): record them alone.
+            if type(test).__name__ == "_ErrorHolder":
+                text = "".join(traceback.format_exception(*err))
+                recorder.write(e="start", id=test.id())
+                recorder.write(e="end", id=test.id(), o="error", msg=[last_line(text)],
                                tb=text[:6000])
                 return
             self._note("error", test, err)

@@ -8,8 +8,9 @@
  * announce/re-check/FUTEX_WAIT.  The sleep timeout is long (3 s): a lost wake-up shows as a
  * timed-out sleep, which fails the test.  Random short delays before each send vary the
  * interleavings; the one-way streams spread packets over the receiver's whole way into sleep.
- * Phases: membarrier senders (no fence), fencing senders, and the barrier's watched word with
- * mp_shm_wake_all.
+ * Each phase runs with both fence choices of mp_shm_wait_init (membarrier sleepers with
+ * fence-less senders, then seq_cst fences on both sides) and ends with the barrier's watched
+ * word and mp_shm_wake_all.
  */
 #include "transport/shm/wait.h"
 #include <stdio.h>
@@ -202,11 +203,14 @@ static int watched_word(int me)
     return 0;
 }
 
-int main(void)
+/* One pair of processes, with the fences of `mode` (see mp_shm_wait_init). */
+static int run_pair(int mode)
 {
     setup();
-    int cheap = mp_shm_wait_init(1);
-    printf("membarrier senders: %s\n", cheap ? "yes" : "no (fencing)");
+    int cheap = mp_shm_wait_init(mode);
+    printf("%s: senders %s\n", mode == MP_SLEEPS_OFTEN ? "fences" : "membarrier",
+           cheap ? "do not fence" : "fence");
+    fflush(stdout);
     parent_pid = getpid();
     pid_t child = fork();
     if (child < 0) {
@@ -218,12 +222,12 @@ int main(void)
     mp_shm.me = me;
     mp_world.rank = me;
     mp_world.local_rank = me;
-    rnd_state = 12345u + (unsigned)me * 777u;
+    rnd_state = 12345u + (unsigned)me * 777u + (unsigned)mode;
     alarm(100);                                /* never outlive the test driver */
-    int bad = pingpong(me, "membarrier senders") || stream(me, 0, "stream 0->1") ||
+    int bad = pingpong(me, "pingpong") || stream(me, 0, "stream 0->1") ||
               stream(me, 1, "stream 1->0");
-    if (!bad) {
-        mp_shm_wake_fence = 1;                 /* senders fence themselves: also correct */
+    if (!bad && mode == MP_SLEEPS_RARELY) {
+        mp_shm_wake_fence = 1;                 /* senders fence as well: also correct */
         bad = pingpong(me, "fencing senders") || stream(me, 0, "fencing stream");
     }
     if (!bad)
@@ -236,6 +240,22 @@ int main(void)
     if (atomic_load(&mp_shm_rank(0)->sleeping) || atomic_load(&mp_shm_rank(1)->sleeping)) {
         fprintf(stderr, "sleeping counters not back to 0\n");
         bad = 1;
+    }
+    return bad;
+}
+
+int main(void)
+{
+    int bad = 0;
+    const int modes[] = { MP_SLEEPS_RARELY, MP_SLEEPS_OFTEN };
+    for (int i = 0; i < 2; i++) {
+        pid_t p = fork();                      /* fresh process: the fences are chosen once */
+        if (p == 0)
+            _exit(run_pair(modes[i]));
+        int status;
+        if (p < 0 || waitpid(p, &status, 0) != p || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            bad = 1;
     }
     return bad;
 }
