@@ -85,7 +85,7 @@ $(BUILD)/bin/mpiexec: $(MPIEXEC_SRC) $(wildcard tools/mpiexec/*.h) src/core/pmi_
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $(MPIEXEC_SRC) $(LDFLAGS_SAN) $(LIBS)
 
-$(BUILD)/bin/mempi-info: $(wildcard tools/mempi-info/*.c) $(LIBFILE)
+$(BUILD)/bin/mempi-info: $(wildcard tools/mempi-info/*.c) $(LIBFILE) $(BUILD)/lib/libmempi_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $(wildcard tools/mempi-info/*.c) \
 	    $(BUILD)/lib/libmempi_internal.a $(LDFLAGS_SAN) $(LIBS)
