@@ -18,13 +18,16 @@
  * communicator's collective sequence number (src/coll/sched.c): the non-root's barrier
  * receive (its 6th collective) matches the root's 6th collective, the Iallreduce ->
  * MPI_ERR_TRUNCATE "message of 4 bytes from rank 0 (tag 6) truncated to the 0 bytes
- * of the receive buffer".  Possible fixes: a tag space per collective kind (or one for
+ * of the receive buffer" at np 2, 3, 4; at np=5 the same mix-up DEADLOCKS instead (all
+ * ranks in MPI_Barrier or MPI_Wait; mpi4py's test hangs there too, on every rank).
+ * Possible fixes: a tag space per collective kind (or one for
  * blocking and one for nonblocking calls), as MPICH does; or the shm barrier under
  * THREAD_MULTIPLE too.
  *
  * Build/run:  build/bin/mpicc -o /tmp/r tests/mpi4py/repro/iallreduce_then_barrier.c
  *             build/bin/mpiexec -n 2 /tmp/r        (also -n 3, -n 5)
- * Exits 0 and prints "ok" on success; MPI_Abort with the error string on failure.
+ * Exits 0 and prints "ok" on success; MPI_Abort with the error string on failure;
+ * use mpiexec --timeout 30 for the np=5 deadlock.
  */
 #define _DEFAULT_SOURCE
 #include <mpi.h>
