@@ -80,7 +80,7 @@ int mp_ibsend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int ta
               mp_comm *comm, mp_request **out)
 {
     size_t bytes = mp_datatype_bytes(dt, count);
-    size_t need = (bytes + MPI_BSEND_OVERHEAD + 15) & ~(size_t)15;
+    size_t need = bytes + MPI_BSEND_OVERHEAD;   /* exactly what the standard promises users */
     mp_bblock **link;
     reclaim();
     long at = find_space(need, &link);

@@ -127,7 +127,7 @@ def module_results(outdir, module):
             first = min(rk for rk, r in bad.items() if r["o"] == outcome)
             res.update(outcome=outcome, ranks=sorted(bad),
                        reason="; ".join(bad[first].get("msg", [])[:2]),
-                       traceback=bad[first].get("tb", ""))
+                       traceback=bad[first].get("tb", "")[-1500:])
             if missing:
                 res["hung_ranks"] = missing
         elif missing and len(started.get(tid, ())) < len(per_rank):
@@ -142,12 +142,12 @@ def module_results(outdir, module):
             hang = [rk for rk, (k, _) in kinds.items() if k == "hang"]
             if crash:
                 res.update(outcome="crash", ranks=crash,
-                           reason=stack_reason(kinds[crash[0]][1]), stack=kinds[crash[0]][1][:4000])
+                           reason=stack_reason(kinds[crash[0]][1]), stack=kinds[crash[0]][1][:2000])
             elif hang or status.get("rc") == 124:
                 stack = kinds[hang[0]][1] if hang else ""
                 res.update(outcome="hang", ranks=hang or missing,
                            reason=stack_reason(stack) if stack else
-                           f"module job timed out (exit 124) during this test", stack=stack[:4000])
+                           f"module job timed out (exit 124) during this test", stack=stack[:2000])
             else:
                 res.update(outcome="crash", ranks=missing,
                            reason=f"rank(s) {missing} ended in this test without a stack "
