@@ -56,6 +56,7 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/gen/unsupported.c: include/mpi.h tools/gen-unsupported $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	python3 tools/gen-unsupported include/mpi.h $@ $(BUILD)/gen/missing.txt src
+	@touch $@   # the generator keeps an unchanged file's time; make needs it newer than src/
 
 $(GEN_OBJ): $(BUILD)/gen/unsupported.c
 	@mkdir -p $(dir $@)
@@ -125,3 +126,14 @@ clean:
 -include $(sort $(wildcard mk/*.mk))
 
 -include $(LIB_OBJ:.o=.d)
+
+# Everything is rebuilt when the compiler flags change (for example libfabric was installed
+# since the last build, which turns the network transport on): the flags are kept in a stamp
+# file that is rewritten only when they differ.
+FLAGS_STAMP := $(BUILD)/gen/flags
+FLAGS_NOW   := $(CC) $(CFLAGS_COMMON) $(CFLAGS) $(LIBS)
+ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+$(shell mkdir -p $(BUILD)/gen)
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+$(LIB_OBJ) $(TOOLS): $(FLAGS_STAMP)

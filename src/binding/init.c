@@ -16,6 +16,7 @@
 static void init_fail(int err)
 {
     fprintf(stderr, "MemPI: MPI_Init failed: %s\n", mp_error_message(err));
+    mp_shm_abandon();
     mp_abort_job(1, mp_error_message(err));
 }
 

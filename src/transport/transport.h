@@ -99,6 +99,7 @@ void mp_net_finalize(void);         /* after the last packet was handed over; co
 /* Transport set-up, in MPI_Init order.  mp_shm_init maps the node segment. */
 int  mp_shm_init(void);
 void mp_shm_finalize(void);
+void mp_shm_abandon(void);          /* MPI_Init failed: leave nothing in /dev/shm */
 void mp_shm_barrier(void);          /* all local ranks; used at init and finalize */
 int  mp_transports_poll(void);
 /* The collective layer's slot of local rank `local` in the node segment (mp_shm_coll_slot_size

@@ -6,7 +6,9 @@
  * rank that brings it to the local size unlinks the name.  From that moment the segment lives
  * only as long as some rank maps it, so nothing is left in /dev/shm after any exit, even
  * SIGKILL.  (A rank killed in the short window before everyone attached would leave the name
- * behind; mpiexec removes /dev/shm/mempi-<job id>-* when a job ends for that case.)
+ * behind; mpiexec removes /dev/shm/mempi-<job id>-* when a job ends for that case.)  A rank
+ * whose MPI_Init fails while the name still exists removes it too (mp_segment_abandon): the
+ * job is ending, and under other launchers (Hydra, Slurm) nobody else would.
  *
  * A job with one local rank maps anonymous shared memory and never touches /dev/shm.
  */
@@ -20,6 +22,9 @@
 #include <unistd.h>
 
 mp_shm_state mp_shm;
+
+/* The segment's name while it may still exist in /dev/shm (empty once unlinked). */
+static char linked_name[128];
 
 static size_t align_up(size_t n, size_t a)
 {
@@ -134,6 +139,7 @@ int mp_segment_create_or_attach(void)
             return mp_error_code(MPI_ERR_OTHER, "no randomness for the segment name");
         if ((err = map_named(name, 1, probe.total)))
             return err;
+        snprintf(linked_name, sizeof linked_name, "%s", name);
         memcpy(mp_shm.seg, &probe, sizeof probe);   /* fresh pages are zero: all cells empty */
         if (mp_pmi_put(key, name) != 0)
             return mp_error_code(MPI_ERR_OTHER, "PMI put of the segment name failed: %s",
@@ -147,6 +153,7 @@ int mp_segment_create_or_attach(void)
                                  mp_pmi_error());
         if ((err = map_named(name, 0, 0)))
             return err;
+        snprintf(linked_name, sizeof linked_name, "%s", name);
         if (mp_shm.seg->magic != MP_SHM_MAGIC || mp_shm.seg->nlocal != (uint32_t)nlocal ||
             mp_shm.seg->total > mp_shm.map_size)
             return mp_error_code(MPI_ERR_OTHER, "shared segment %s does not match this job "
@@ -159,10 +166,22 @@ int mp_segment_create_or_attach(void)
     ra->world_rank = mp_world.rank;
     /* The last rank to attach removes the name: from now on only mappings keep it alive. */
     unsigned n = atomic_fetch_add_explicit(&mp_shm.seg->attached, 1, memory_order_acq_rel) + 1;
-    if (nlocal > 1 && n == (unsigned)nlocal) {
+    if (nlocal > 1 && n == (unsigned)nlocal)
         shm_unlink(name);
-    }
+    /* Until all have attached, the name is this rank's to remove if its start-up fails; after
+     * that, a late failure finds nothing to remove (the name was unlinked above). */
+    if (n == (unsigned)nlocal)
+        linked_name[0] = '\0';
     return MPI_SUCCESS;
+}
+
+/* MPI_Init is failing: remove the segment's name if it may still exist.  Peers that have not
+ * opened it yet fail their own start-up, which the job's end makes moot. */
+void mp_segment_abandon(void)
+{
+    if (linked_name[0])
+        shm_unlink(linked_name);
+    linked_name[0] = '\0';
 }
 
 void mp_segment_detach(void)

@@ -167,6 +167,11 @@ int mp_shm_init(void)
     return MPI_SUCCESS;
 }
 
+void mp_shm_abandon(void)
+{
+    mp_segment_abandon();
+}
+
 void mp_shm_finalize(void)
 {
     mp_segment_detach();

@@ -108,6 +108,7 @@ int  mp_segment_create_or_attach(void);   /* segment.c */
 void mp_segment_layout(mp_seg *s, int nlocal);  /* sizes and offsets from mp_cfg */
 void mp_shm_attach_mapped(mp_seg *seg, size_t size, int me);  /* local state over a mapping */
 void mp_segment_detach(void);
+void mp_segment_abandon(void);          /* MPI_Init failed: remove the name if still there */
 int  mp_cma_probe(void);                  /* cma.c: 1 if single copy works with every peer */
 int  mp_cma_read(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
 int  mp_cma_write(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
