@@ -4,6 +4,8 @@
  * meaning; mempi-info prints that table, so documentation and code cannot drift apart.  Values
  * come from the environment, which is outside input: every parser here rejects trailing junk,
  * overflow and out-of-range values, and the error names the variable and the value.
+ * A value comes from the environment, else from the MEMPI_TUNING file (tuning.c), else from
+ * the table's default; tuning-file values go through the same checks.
  */
 #include "core/core.h"
 #include <errno.h>
@@ -55,6 +57,8 @@ const mp_config_var mp_config_vars[] = {
       "bytes of data per network packet (size of each pre-posted receive buffer, minus 64)" },
     { "MEMPI_NET_CREDITS",  "16",
       "packets a rank may have in flight to each remote peer (receive buffers posted per peer)" },
+    { "MEMPI_TUNING",       "",
+      "file of `MEMPI_<NAME> = value` lines (written by mempi-loggp --tune) giving defaults for the variables above; the environment still wins" },
     { "MEMPI_NET_TIMEOUT",  "0",
       "seconds without a sign of life from a rank on another host before the job ends (0 = never; set it above the longest computation between MPI calls)" },
 };
@@ -64,6 +68,8 @@ const char *mp_config_current(const char *name)
 {
     const char *v = getenv(name);
     if (v != NULL)
+        return v;
+    if ((v = mp_tuning_value(name)) != NULL)
         return v;
     for (int i = 0; i < mp_config_nvars; i++)
         if (strcmp(mp_config_vars[i].name, name) == 0)
@@ -129,8 +135,10 @@ int mp_parse_choice(const char *s, const char *const *choices, int *out)
 
 static int bad_value(const char *name, const char *value, const char *expect)
 {
-    return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for %s (expected %s)",
-                         value, name, expect);
+    const char *file = getenv(name) == NULL && mp_tuning_value(name) ? getenv("MEMPI_TUNING") : NULL;
+    return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for %s%s%s%s (expected %s)",
+                         value, name, file ? " in MEMPI_TUNING file '" : "", file ? file : "",
+                         file ? "'" : "", expect);
 }
 
 static int load_size(const char *name, size_t lo, size_t hi, size_t *out)
@@ -170,6 +178,10 @@ int mp_config_load(void)
     static const char *const wait_choices[] = { "auto", "spin", "yield", "sleep", NULL };
     static const char *const bind_choices[] = { "auto", "none", "core", "socket", NULL };
     int err, cma, spin, bind, report_bindings;
+    const char *tuning = getenv("MEMPI_TUNING");
+    memset(&mp_tuned, 0, sizeof mp_tuned);
+    if (tuning != NULL && *tuning != '\0' && (err = mp_tuning_load(tuning)))
+        return err;
     if ((err = load_size("MEMPI_EAGER_MAX", 0, (size_t)1 << 30, &mp_cfg.eager_max)) ||
         (err = load_size("MEMPI_SHM_CELLS", 4, 65536, &mp_cfg.shm_cells)) ||
         (err = load_size("MEMPI_SHM_CHUNK", 1024, (size_t)16 << 20, &mp_cfg.shm_chunk)) ||

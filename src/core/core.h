@@ -308,6 +308,20 @@ int  mp_parse_size(const char *s, size_t *out);    /* "4096", "64k", "1M" */
 int  mp_parse_int(const char *s, long lo, long hi, long *out);
 int  mp_parse_choice(const char *s, const char *const *choices, int *out);
 
+/* MEMPI_TUNING files (tuning.c): `NAME = VALUE` defaults for MEMPI_* variables. */
+enum { MP_TUNING_MAX = 64, MP_TUNING_VALUE_MAX = 256, MP_TUNING_LINE_MAX = 1024,
+       MP_TUNING_FILE_MAX = 65536 };
+typedef struct mp_tuning {
+    int n;
+    int var[MP_TUNING_MAX];                   /* index into mp_config_vars */
+    char value[MP_TUNING_MAX][MP_TUNING_VALUE_MAX];
+} mp_tuning;
+extern mp_tuning mp_tuned;                    /* the file named by MEMPI_TUNING, if any */
+/* Pure parser (fuzzed): 0, or -1 with "line N: why" in err. */
+int  mp_tuning_parse(const char *text, size_t len, mp_tuning *t, char *err, size_t errlen);
+int  mp_tuning_load(const char *path);        /* fills mp_tuned; MPI error code */
+const char *mp_tuning_value(const char *name);
+
 /* ---------------------------------------------------------------------------------------------
  * Statistics (MEMPI_STATS)
  * ------------------------------------------------------------------------------------------- */

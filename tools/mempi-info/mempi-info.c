@@ -38,11 +38,23 @@ int main(int argc, char **argv)
     printf("\nTransports:\n");
     printf("  self, shm          shared-memory queues (per-sender FIFOs), single copy: %s\n",
            cma_allowed() ? "process_vm_readv/writev permitted" : "refused by the kernel here");
-    printf("  net                not built (libfabric transport is planned)\n");
-    printf("\nVariables (name, default, current value, meaning):\n");
+#ifdef MEMPI_HAVE_LIBFABRIC
+    printf("  net                libfabric (ranks on other hosts; MEMPI_NET_PROVIDER picks the provider)\n");
+#else
+    printf("  net                not built (install libfabric-dev and rebuild for multi-host jobs)\n");
+#endif
+    const char *tuning = getenv("MEMPI_TUNING");
+    int terr = tuning && *tuning ? mp_tuning_load(tuning) : MPI_SUCCESS;
+    if (terr != MPI_SUCCESS) {
+        fprintf(stderr, "mempi-info: %s\n", mp_error_message(terr));
+        return 1;
+    }
+    printf("\nVariables (name, default, current value (environment, else MEMPI_TUNING file), meaning):\n");
     for (int i = 0; i < mp_config_nvars; i++) {
         const mp_config_var *v = &mp_config_vars[i];
         const char *cur = getenv(v->name);
+        if (cur == NULL)
+            cur = mp_tuning_value(v->name);
         printf("  %-18s default %-7s current %-7s %s\n", v->name, v->defval,
                cur ? cur : "(default)", v->meaning);
     }

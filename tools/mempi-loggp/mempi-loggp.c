@@ -507,8 +507,9 @@ static void write_tuning(const char *path, const pair_result *intra, const pair_
         const timers *t = &r->t[MODE_ISEND][s0];
         double one_way = t->t11 + r->L + t->t12;
         long k = round_pow2(2 * one_way / c, 1024, 1L << 20);
-        fprintf(f, "eager_threshold_%s = %ld\n", suffix[i], k);
-        fprintf(f, "rendezvous_threshold_%s = %ld\n", suffix[i], k);
+        /* Sizes above the eager limit go by rendezvous (or by remote write when the
+         * receive was posted first), so one number per tier sets both protocols. */
+        fprintf(f, "%s = %ld\n", i == 0 ? "MEMPI_EAGER_MAX" : "MEMPI_NET_EAGER_MAX", k);
         fprintf(f, "loggp_o_s_us_%s = %.3f\nloggp_o_r_us_%s = %.3f\nloggp_L_us_%s = %.3f\n",
                 suffix[i], t->t11 * 1e6, suffix[i], t->t12 * 1e6, suffix[i], r->L * 1e6);
         fprintf(f, "loggp_G_ns_per_byte_%s = %.5f\n", suffix[i], r->G[MODE_ISEND] * 1e9);
