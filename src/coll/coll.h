@@ -98,6 +98,16 @@ int mp_iscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_
 int mp_iexscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
                mp_comm *comm, mp_request **req);
 
+/* Persistent collectives (persist.c).  An init call is the I-form called with *req set to
+ * mp_coll_persistent_new(comm) (an inactive request of kind MP_REQ_PCOLL): the schedule is
+ * built and kept there instead of started.  Every other caller of an I-form must pass *req ==
+ * NULL.  mp_coll_start runs the kept schedule again (MPI_Start), with req->inner as the
+ * active operation; mp_coll_persistent_free frees the request (MPI_ERR_REQUEST if a run is
+ * still under way). */
+mp_request *mp_coll_persistent_new(mp_comm *comm);
+int  mp_coll_start(mp_request *req);
+int  mp_coll_persistent_free(mp_request *req);
+
 /* Neighbourhood collectives (neighbor.c) on a communicator with a topology: blocks follow
  * the order of mp_topo_neighbors (MPI_PROC_NULL neighbours keep their block, untouched).
  * req == NULL runs the blocking form.  The w form takes byte displacements and a type per
