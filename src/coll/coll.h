@@ -153,8 +153,14 @@ int  mp_op_is_builtin(MPI_Op op);
 int  mp_op_commutative(MPI_Op op);         /* 1 for predefined and commutative user ops */
 int  mp_op_create(void *fn, int big_count, int commute, MPI_Op *out);
 int  mp_op_free(MPI_Op *op);               /* MPI_ERR_OP for predefined or invalid */
-void mp_op_retain(MPI_Op op);              /* pins a user op while a collective uses it */
-void mp_op_release(MPI_Op op);
+/* Pins a user op while a nonblocking or persistent collective uses it: the handle may be
+ * freed (and reused by MPI_Op_create) before the collective ends, so the caller keeps the
+ * object and reduces with mp_reduce_local_held.  NULL for predefined ops. */
+mp_op *mp_op_hold(MPI_Op op);
+void mp_op_drop(mp_op *o);
+/* mp_reduce_local with a held user op (held == NULL: look `op` up as usual). */
+int  mp_reduce_local_held(const void *in, void *inout, MPI_Aint count, mp_datatype *dt,
+                          MPI_Op op, const mp_op *held);
 const char *mp_op_name(MPI_Op op);         /* "MPI_SUM", or "user op" */
 
 /* Frees the coll layer's per-communicator state (comm->coll_state); the core calls it when a

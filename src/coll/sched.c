@@ -80,7 +80,8 @@ struct mp_sched {
     int ntmps, cap_tmps;
     mp_datatype **held_dts;
     int nheld, cap_held;
-    MPI_Op held_op;
+    MPI_Op held_op;                   /* the user op of the reductions, and its object */
+    mp_op *held_obj;
     mp_request *req;                  /* nonblocking: the user's request */
     mp_sched *next_active;
     int error;
@@ -241,7 +242,7 @@ void mp_sched_hold_dt(mp_sched *s, mp_datatype *dt)
 void mp_sched_hold_op(mp_sched *s, MPI_Op op)
 {
     if (s->held_op == MPI_OP_NULL && !mp_op_is_builtin(op)) {
-        mp_op_retain(op);
+        s->held_obj = mp_op_hold(op);
         s->held_op = op;
     }
 }
@@ -252,8 +253,7 @@ static void sched_free(mp_sched *s)
         free(s->tmps[i]);
     for (int i = 0; i < s->nheld; i++)
         mp_datatype_release(s->held_dts[i]);
-    if (s->held_op != MPI_OP_NULL)
-        mp_op_release(s->held_op);
+    mp_op_drop(s->held_obj);
     free(s->tmps);
     free(s->held_dts);
     free(s->steps);
@@ -309,7 +309,8 @@ static void post(mp_sched *s, step *st)
 static void run_local(mp_sched *s, step *st)
 {
     if (st->kind == ST_REDUCE)
-        note_error(s, mp_reduce_local(st->src, st->dst, st->count, st->dt, st->op));
+        note_error(s, mp_reduce_local_held(st->src, st->dst, st->count, st->dt, st->op,
+                                           st->op == s->held_op ? s->held_obj : NULL));
     else
         note_error(s, mp_datatype_copy(st->src, st->count, st->dt, st->dst, st->dcount, st->ddt));
 }
