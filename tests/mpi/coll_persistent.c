@@ -1,5 +1,7 @@
 /* mempi-test: np=1,2,3,5 timeout=120 */
 /* mempi-test: np=3,5 timeout=120 env=MEMPI_NODE_SIZE=2 */
+/* mempi-test: np=3,5 timeout=120 env=MEMPI_COLL_ALLREDUCE=ring,MEMPI_COLL_BCAST=scatter_allgather,MEMPI_COLL_ALLGATHER=bruck,MEMPI_COLL_ALLTOALL=bruck,MEMPI_COLL_REDUCE_SCATTER=pairwise,MEMPI_COLL_REDUCE_SCATTER_BLOCK=pairwise,MEMPI_COLL_SCAN=linear,MEMPI_COLL_EXSCAN=linear,MEMPI_COLL_GATHER=linear,MEMPI_COLL_SCATTER=linear,MEMPI_COLL_REDUCE=linear,MEMPI_COLL_ALLTOALLV=pairwise,MEMPI_COLL_ALLTOALLW=pairwise */
+/* mempi-test: np=2,4 timeout=120 env=MEMPI_COLL_ALLREDUCE=rabenseifner,MEMPI_COLL_ALLGATHER=recursive_doubling,MEMPI_COLL_BCAST=linear,MEMPI_COLL_ALLGATHERV=gatherv_bcast,MEMPI_COLL_GATHER=binomial,MEMPI_COLL_SCATTER=binomial,MEMPI_COLL_REDUCE_SCATTER=reduce_scatterv,MEMPI_COLL_ALLTOALL=linear */
 /* coll_persistent.c -- MPI-4 persistent collectives: every MPI_<coll>_init, started many times.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Each request is initialised once and started three times (MPI_Start, and MPI_Startall over
