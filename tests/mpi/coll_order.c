@@ -14,6 +14,7 @@
  *    rendezvous transfers.
  * 3. Blocking collectives placed before a nonblocking one on some ranks and after it on
  *    others, for several kinds (the class rule again, beyond barrier).
+ * 4. A user op freed while a nonblocking collective still uses it.
  * Each data result is checked against a local reference and each status must be empty.
  * The configurations force message barriers (env), simulate nodes, and use
  * MPI_THREAD_MULTIPLE (which turns the shared-memory collectives off, as under mpi4py).
@@ -271,6 +272,39 @@ static void crossed(MPI_Comm comm, int round)
     free(a); free(b); free(g);
 }
 
+/* ---- 4: a user op freed (and its handle perhaps reused) while an Iallreduce uses it ------- */
+static void user_max(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    for (int i = 0; i < *len; i++)
+        if (((int *)in)[i] > ((int *)inout)[i]) ((int *)inout)[i] = ((int *)in)[i];
+}
+
+static void user_min(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    for (int i = 0; i < *len; i++)
+        if (((int *)in)[i] < ((int *)inout)[i]) ((int *)inout)[i] = ((int *)in)[i];
+}
+
+static void freed_op(MPI_Comm comm)
+{
+    MPI_Op mx, mn;
+    MPI_Request rq;
+    int in[64], out[64];
+    for (int i = 0; i < 64; i++) in[i] = (rank * 7 + i) % (size + 3);
+    CHECK(MPI_Op_create(user_max, 1, &mx));
+    CHECK(MPI_Iallreduce(in, out, 64, MPI_INT, mx, comm, &rq));
+    CHECK(MPI_Op_free(&mx));
+    CHECK(MPI_Op_create(user_min, 1, &mn));
+    CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 64; i++) {
+        int want = 0;
+        for (int r = 0; r < size; r++)
+            if ((r * 7 + i) % (size + 3) > want) want = (r * 7 + i) % (size + 3);
+        if (out[i] != want) FAIL("Iallreduce with a freed op: element %d is %d, expected %d", i, out[i], want);
+    }
+    CHECK(MPI_Op_free(&mn));
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -292,6 +326,7 @@ int main(int argc, char **argv)
     for (int round = 0; round < 6; round++)
         crossed(comm, round);
     agree_pattern(MPI_COMM_WORLD);
+    freed_op(comm);
     CHECK(MPI_Comm_free(&comm));
     MPI_Finalize();
     if (rank == 0)

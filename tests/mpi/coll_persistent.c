@@ -306,6 +306,32 @@ int main(int argc, char **argv)
     CHECK(MPI_Start(&req[BARRIER]));
     if (MPI_Start(&req[BARRIER]) == MPI_SUCCESS) FAIL("MPI_Start of an active request succeeded");
     CHECK(MPI_Wait(&req[BARRIER], MPI_STATUS_IGNORE));
+    /* errors: a bad root or info makes no request; freeing an active request is refused */
+    MPI_Request bad = MPI_REQUEST_NULL;
+    int cls, one = 1;
+    if (MPI_Bcast_init(&one, 1, MPI_INT, size, MPI_COMM_WORLD, MPI_INFO_NULL, &bad) == MPI_SUCCESS)
+        FAIL("Bcast_init with root %d succeeded", size);
+    int e = MPI_Allreduce_init(&one, &cls, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, (MPI_Info)0x1234,
+                               &bad);
+    MPI_Error_class(e, &cls);
+    if (cls != MPI_ERR_INFO) FAIL("Allreduce_init with a bad info: class %d", cls);
+    if (bad != MPI_REQUEST_NULL) FAIL("a failed init returned a request");
+    if (size > 1) {
+        int x = rank == 1 ? 5 : 0, go = 0;
+        MPI_Request pb;
+        CHECK(MPI_Bcast_init(&x, 1, MPI_INT, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &pb));
+        if (rank == 0) {                 /* rank 1 starts only after our free attempt */
+            CHECK(MPI_Start(&pb));
+            if (MPI_Request_free(&pb) == MPI_SUCCESS) FAIL("Request_free of an active request");
+            CHECK(MPI_Send(&go, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
+        } else {
+            if (rank == 1) CHECK(MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(MPI_Start(&pb));
+        }
+        CHECK(MPI_Wait(&pb, MPI_STATUS_IGNORE));
+        if (x != 5) FAIL("bcast after a refused free gave %d", x);
+        CHECK(MPI_Request_free(&pb));
+    }
     for (int k = 0; k < NREQ; k++) {
         CHECK(MPI_Request_free(&req[k]));
         if (req[k] != MPI_REQUEST_NULL) FAIL("Request_free did not reset the handle");
