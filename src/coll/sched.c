@@ -16,7 +16,9 @@
  * mp_sched_start: the schedule goes on a list that a progress hook advances -- it tests the
  * requests of the current phase and moves on when they are all done -- and completes the
  * user request with mp_request_complete at the end.  The hook guards against re-entry
- * because posting a transfer may itself drive progress.
+ * because posting a transfer may itself drive progress.  Persistent ones (persist.c) call
+ * mp_sched_persist once and mp_sched_restart at every MPI_Start: the same walk from step 0,
+ * and the schedule (steps, scratch buffers, held objects) survives its completion.
  *
  * Tags: a collective is identified by its position in the communicator's collective sequence.
  * Every call's messages carry one tag, made of a tag class and the call's position among the
