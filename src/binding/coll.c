@@ -2,10 +2,12 @@
  * MemPI, BSD-3-Clause (see LICENSE).
  *
  * Every collective has one checking function here, `do_<name>`, that takes counts as
- * MPI_Aint and a request pointer: NULL for the blocking call, the user's MPI_Request for the
- * I-form.  The public entry points are thin wrappers, so MPI_Bcast, MPI_Ibcast, MPI_Bcast_c
- * and MPI_Ibcast_c share their argument checks.  Count arrays of the v-forms are widened to
- * MPI_Aint; the coll layer copies whatever it still needs after the call returns.
+ * MPI_Aint, a request pointer (NULL for the blocking call, the user's MPI_Request for the
+ * I-form and the persistent MPI_<name>_init) and the form (BLOCKING, NONBLOCKING,
+ * PERSISTENT).  The public entry points are thin wrappers, so MPI_Bcast, MPI_Ibcast,
+ * MPI_Bcast_c, MPI_Ibcast_c, MPI_Bcast_init and MPI_Bcast_init_c share their argument
+ * checks.  Count arrays of the v-forms are widened to MPI_Aint; the coll layer copies
+ * whatever it still needs after the call returns.
  *
  * Checks follow the standard's notion of significance: the receive arguments of a gather are
  * only checked at the root, the send arguments are not checked when MPI_IN_PLACE replaces
@@ -14,18 +16,46 @@
 #include "binding/binding.h"
 #include <stdlib.h>
 
-/* `r` is read only after the call has run (argument evaluation order is unspecified). */
+/* The `nb` argument of the do_* checkers: which form of the collective is called. */
+enum { BLOCKING = 0, NONBLOCKING = 1, PERSISTENT = 2 };
+
+/* `r` is read only after the call has run (argument evaluation order is unspecified).  A
+ * persistent request made for a call that failed is freed again. */
 static int start_or_run(mp_comm *comm, const char *F, int err, mp_request **r,
                         MPI_Request *request)
 {
-    if (err)
+    if (err) {
+        if (*r && (*r)->kind == MP_REQ_PCOLL)
+            mp_coll_persistent_free(*r);
         return mp_ret(comm, F, err);
+    }
     if (request)
         *request = mp_request_handle(*r);
     return MPI_SUCCESS;
 }
 
-#define REQ(request) ((request) ? &r : NULL)
+/* The coll layer's request argument: NULL for a blocking call, &r for an I-form (the call
+ * sets r), and for an init call &r holding a new inactive persistent request in which the
+ * call keeps its schedule (src/coll/persist.c).  It is the last argument of the coll call,
+ * evaluated only once every check has passed. */
+static mp_request **req_arg(mp_comm *comm, int nb, mp_request **r)
+{
+    if (nb == BLOCKING)
+        return NULL;
+    *r = nb == PERSISTENT ? mp_coll_persistent_new(comm) : NULL;
+    return r;
+}
+
+#define REQ(request) req_arg(comm, nb, &r)
+
+/* MPI_*_init: the info argument (no hints are used) must be MPI_INFO_NULL or valid. */
+static int check_info(const char *F, MPI_Comm comm_h, MPI_Info info)
+{
+    if (info == MPI_INFO_NULL || mp_info_get(info))
+        return MPI_SUCCESS;
+    return mp_error(mp_comm_get(comm_h), MPI_ERR_INFO, F, "invalid info handle 0x%x",
+                    (unsigned)info);
+}
 
 static int check_op(const char *F, mp_comm *comm, MPI_Op op, const mp_datatype *dt)
 {
@@ -1041,3 +1071,369 @@ int PMPI_Iexscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype d
     return do_scan("MPI_Iexscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1, 1);
 }
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
+
+/* ------------------------------------------------------------------------------------------ */
+/* Persistent collectives (MPI-4): the I-form's checks and schedule, kept for MPI_Start       */
+/* ------------------------------------------------------------------------------------------ */
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Barrier_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_barrier(F, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Barrier_init = PMPI_Barrier_init
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Bcast_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_bcast(F, buffer, count, datatype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Bcast_init = PMPI_Bcast_init
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Bcast_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_bcast(F, buffer, (MPI_Aint)count, datatype, root, comm, request,
+                                PERSISTENT);
+}
+#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
+
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Reduce_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_reduce(F, sendbuf, recvbuf, count, datatype, op, root, comm, request,
+                                 PERSISTENT);
+}
+#pragma weak MPI_Reduce_init = PMPI_Reduce_init
+
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Reduce_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_reduce(F, sendbuf, recvbuf, (MPI_Aint)count, datatype, op, root, comm,
+                                 request, PERSISTENT);
+}
+#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
+
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Allreduce_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_allreduce(F, sendbuf, recvbuf, count, datatype, op, comm, request,
+                                    PERSISTENT);
+}
+#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    static const char *const F = "MPI_Allreduce_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_allreduce(F, sendbuf, recvbuf, (MPI_Aint)count, datatype, op, comm,
+                                    request, PERSISTENT);
+}
+#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Scan_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_scan(F, sendbuf, recvbuf, count, datatype, op, comm, request,
+                               PERSISTENT, 0);
+}
+#pragma weak MPI_Scan_init = PMPI_Scan_init
+
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Scan_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_scan(F, sendbuf, recvbuf, (MPI_Aint)count, datatype, op, comm, request,
+                               PERSISTENT, 0);
+}
+#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
+
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Exscan_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_scan(F, sendbuf, recvbuf, count, datatype, op, comm, request,
+                               PERSISTENT, 1);
+}
+#pragma weak MPI_Exscan_init = PMPI_Exscan_init
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Exscan_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_scan(F, sendbuf, recvbuf, (MPI_Aint)count, datatype, op, comm, request,
+                               PERSISTENT, 1);
+}
+#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    static const char *const F = "MPI_Reduce_scatter_init";
+    int err = check_info(F, comm, info);
+    return err ? err : reduce_scatter_int(F, sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                          request, PERSISTENT);
+}
+#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request)
+{
+    static const char *const F = "MPI_Reduce_scatter_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : reduce_scatter_c(F, sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                        request, PERSISTENT);
+}
+#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    static const char *const F = "MPI_Reduce_scatter_block_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_reduce_scatter(F, sendbuf, recvbuf, NULL, recvcount, datatype, op, comm,
+                                         request, PERSISTENT);
+}
+#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
+
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Reduce_scatter_block_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_reduce_scatter(F, sendbuf, recvbuf, NULL, (MPI_Aint)recvcount, datatype,
+                                         op, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request)
+{
+    static const char *const F = "MPI_Gather_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_gather(F, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
+                                 recvtype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Gather_init = PMPI_Gather_init
+
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Gather_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_gather(F, sendbuf, (MPI_Aint)sendcount, sendtype, recvbuf,
+                                 (MPI_Aint)recvcount, NULL, NULL, recvtype, root, comm, request,
+                                 PERSISTENT);
+}
+#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Gatherv_init";
+    int err = check_info(F, comm, info);
+    return err ? err : gatherv_int(F, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    static const char *const F = "MPI_Gatherv_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : gatherv_c(F, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                 recvtype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Scatter_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_scatter(F, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
+                                  recvtype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Scatter_init = PMPI_Scatter_init
+
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Scatter_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_scatter(F, sendbuf, (MPI_Aint)sendcount, NULL, NULL, sendtype, recvbuf,
+                                  (MPI_Aint)recvcount, recvtype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Scatterv_init";
+    int err = check_info(F, comm, info);
+    return err ? err : scatterv_int(F, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                    recvtype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Scatterv_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : scatterv_c(F, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                  recvtype, root, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    static const char *const F = "MPI_Allgather_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_allgather(F, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                                    NULL, recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Allgather_init = PMPI_Allgather_init
+
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Allgather_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_allgather(F, sendbuf, (MPI_Aint)sendcount, sendtype, recvbuf,
+                                    (MPI_Aint)recvcount, NULL, NULL, recvtype, comm, request,
+                                    PERSISTENT);
+}
+#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Allgatherv_init";
+    int err = check_info(F, comm, info);
+    return err ? err : allgatherv_int(F, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                      displs, recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request *request)
+{
+    static const char *const F = "MPI_Allgatherv_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : allgatherv_c(F, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    static const char *const F = "MPI_Alltoall_init";
+    int err = check_info(F, comm, info);
+    return err ? err : do_alltoall(F, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                   comm, request, PERSISTENT);
+}
+#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Alltoall_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : do_alltoall(F, sendbuf, (MPI_Aint)sendcount, sendtype, recvbuf,
+                                   (MPI_Aint)recvcount, recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    static const char *const F = "MPI_Alltoallv_init";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallv_int(F, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                     recvcounts, rdispls, recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    static const char *const F = "MPI_Alltoallv_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallvw_c(F, sendbuf, sendcounts, sdispls, NULL, sendtype, recvbuf,
+                                    recvcounts, rdispls, NULL, recvtype, comm, request,
+                                    PERSISTENT);
+}
+#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Alltoallw_init";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallw_int(F, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                     recvcounts, rdispls, recvtypes, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    static const char *const F = "MPI_Alltoallw_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallvw_c(F, sendbuf, sendcounts, sdispls, sendtypes, MPI_DATATYPE_NULL,
+                                    recvbuf, recvcounts, rdispls, recvtypes, MPI_DATATYPE_NULL,
+                                    comm, request, PERSISTENT);
+}
+#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c

@@ -1,11 +1,12 @@
 /* coll_neighbor.c -- MPI neighbourhood collective entry points (blocking, nonblocking,
  * large-count).  MemPI, BSD-3-Clause (see LICENSE).
  *
- * The twenty entry points (allgather, allgatherv, alltoall, alltoallv, alltoallw; each
- * blocking and I-form, each int and _c) funnel into one checker, do_neighbor, which gets the
- * neighbour counts from the topology, widens the count and displacement arrays (int,
- * MPI_Count or MPI_Aint) to MPI_Aint, checks every argument and calls the coll layer.  Arrays
- * the coll layer needs after a nonblocking call returns are copied there.
+ * The thirty entry points (allgather, allgatherv, alltoall, alltoallv, alltoallw; each
+ * blocking, I-form and persistent _init, each int and _c) funnel into one checker,
+ * do_neighbor, which gets the neighbour counts from the topology, widens the count and
+ * displacement arrays (int, MPI_Count or MPI_Aint) to MPI_Aint, checks every argument and
+ * calls the coll layer.  Arrays the coll layer needs after a nonblocking call returns (or
+ * that a persistent request reuses) are copied there.
  *
  * Checks: an intracommunicator with a topology (MPI_ERR_TOPOLOGY otherwise), no MPI_IN_PLACE
  * (the standard does not allow it for these calls), non-negative counts, committed types.
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 
 enum nkind { N_ALLGATHER, N_ALLGATHERV, N_ALLTOALL, N_ALLTOALLV, N_ALLTOALLW };
+enum { BLOCKING = 0, NONBLOCKING = 1, PERSISTENT = 2 };   /* the `nb` argument */
 enum akind { A_INT, A_COUNT, A_AINT };
 
 /* A count or displacement array as the caller gave it. */
@@ -135,7 +137,11 @@ static int do_neighbor(const char *F, int kind, const nargs *a, MPI_Comm comm_h,
         !(rc && (err = check_counts(F, comm, rc, indeg, "recvcounts"))) &&
         !(err = get_types(F, comm, a->st, kind == N_ALLTOALLW ? a->sts : NULL, ns, sdt)) &&
         !(err = get_types(F, comm, a->rt, kind == N_ALLTOALLW ? a->rts : NULL, nr, rdt))) {
+        if (nb == PERSISTENT)             /* the call keeps its schedule in r */
+            r = mp_coll_persistent_new(comm);
         err = dispatch(kind, a, sc, sd, sdt, rc, rd, rdt, comm, request ? &r : NULL);
+        if (err && r && r->kind == MP_REQ_PCOLL)
+            mp_coll_persistent_free(r);
         err = mp_ret(comm, F, err);
         if (!err && request)
             *request = mp_request_handle(r);
@@ -342,3 +348,139 @@ int PMPI_Ineighbor_alltoallw_c(const void *sb, const MPI_Count sc[], const MPI_A
                      ARR(rc, A_COUNT), rd, rt, comm, req, 1);
 }
 #pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
+
+/* ---- persistent forms (MPI-4) ------------------------------------------------------------ */
+static int check_info(const char *F, MPI_Comm comm_h, MPI_Info info)
+{
+    if (info == MPI_INFO_NULL || mp_info_get(info))
+        return MPI_SUCCESS;
+    return mp_error(mp_comm_get(comm_h), MPI_ERR_INFO, F, "invalid info handle 0x%x",
+                    (unsigned)info);
+}
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_allgather_init";
+    int err = check_info(F, comm, info);
+    return err ? err : allgather(F, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 comm, request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_allgather_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : allgather(F, sendbuf, (MPI_Aint)sendcount, sendtype, recvbuf,
+                                 (MPI_Aint)recvcount, recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_allgatherv_init";
+    int err = check_info(F, comm, info);
+    return err ? err : allgatherv(F, sendbuf, sendcount, sendtype, recvbuf, ARR(recvcounts,
+                                  A_INT), ARR(displs, A_INT), recvtype, comm, request,
+                                  PERSISTENT);
+}
+#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf,
+                                    const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_allgatherv_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : allgatherv(F, sendbuf, (MPI_Aint)sendcount, sendtype, recvbuf,
+                                  ARR(recvcounts, A_COUNT), ARR(displs, A_AINT), recvtype, comm,
+                                  request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_alltoall_init";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoall(F, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                comm, request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_alltoall_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoall(F, sendbuf, (MPI_Aint)sendcount, sendtype, recvbuf,
+                                (MPI_Aint)recvcount, recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_alltoallv_init";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallv(F, sendbuf, ARR(sendcounts, A_INT), ARR(sdispls, A_INT),
+                                 sendtype, recvbuf, ARR(recvcounts, A_INT), ARR(rdispls, A_INT),
+                                 recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_alltoallv_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallv(F, sendbuf, ARR(sendcounts, A_COUNT), ARR(sdispls, A_AINT),
+                                 sendtype, recvbuf, ARR(recvcounts, A_COUNT), ARR(rdispls,
+                                 A_AINT), recvtype, comm, request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_alltoallw_init";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallw(F, sendbuf, ARR(sendcounts, A_INT), sdispls, sendtypes, recvbuf,
+                                 ARR(recvcounts, A_INT), rdispls, recvtypes, comm, request,
+                                 PERSISTENT);
+}
+#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
+
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char *const F = "MPI_Neighbor_alltoallw_init_c";
+    int err = check_info(F, comm, info);
+    return err ? err : alltoallw(F, sendbuf, ARR(sendcounts, A_COUNT), sdispls, sendtypes,
+                                 recvbuf, ARR(recvcounts, A_COUNT), rdispls, recvtypes, comm,
+                                 request, PERSISTENT);
+}
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c

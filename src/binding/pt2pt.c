@@ -499,12 +499,15 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 static int start_one(const char *F, MPI_Request h)
 {
     mp_request *req = h == MPI_REQUEST_NULL ? NULL : mp_request_get(h);
-    if (req == NULL || (req->kind != MP_REQ_PSEND && req->kind != MP_REQ_PRECV))
+    if (req == NULL || (req->kind != MP_REQ_PSEND && req->kind != MP_REQ_PRECV &&
+                        req->kind != MP_REQ_PCOLL))
         return mp_error(NULL, MPI_ERR_REQUEST, F, "request 0x%x is not a persistent request",
                         (unsigned)h);
     if (req->inner != NULL)
         return mp_error(req->comm, MPI_ERR_REQUEST, F, "persistent request 0x%x is already "
                         "active", (unsigned)h);
+    if (req->kind == MP_REQ_PCOLL)                 /* persistent collective: src/coll/persist.c */
+        return mp_ret(req->comm, F, mp_coll_start(req));
     return mp_ret(req->comm, F, mp_start(req));
 }
 

@@ -23,7 +23,7 @@ typedef struct mp_greq {
 
 static int is_persistent(const mp_request *r)
 {
-    return r->kind == MP_REQ_PSEND || r->kind == MP_REQ_PRECV;
+    return r->kind == MP_REQ_PSEND || r->kind == MP_REQ_PRECV || r->kind == MP_REQ_PCOLL;
 }
 
 /* Active means "could still complete": inactive persistent requests are not active. */
@@ -417,7 +417,10 @@ int PMPI_Request_free(MPI_Request *request)
         return err;
     if (r == NULL)
         return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
-    if (is_persistent(r)) {
+    if (r->kind == MP_REQ_PCOLL) {        /* persistent collective: src/coll/persist.c */
+        if ((err = mp_coll_persistent_free(r)))
+            return mp_error_raise(r->comm, err, F);
+    } else if (is_persistent(r)) {
         mp_request *inner = r->inner;
         if (inner) {                      /* the operation goes on; free it when it ends */
             if (mp_request_is_done(inner))
@@ -458,7 +461,7 @@ int PMPI_Cancel(MPI_Request *request)
         mp_greq *g = r->ext;
         return g->cancel ? g->cancel(g->extra, mp_request_is_done(r)) : MPI_SUCCESS;
     }
-    if (is_persistent(r))
+    if (is_persistent(r) && r->kind != MP_REQ_PCOLL)
         return r->inner ? mp_cancel(r->inner) : MPI_SUCCESS;
     if (r->kind == MP_REQ_SEND || r->kind == MP_REQ_RECV)
         return mp_cancel(r);

@@ -98,6 +98,16 @@ int mp_iscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_
 int mp_iexscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
                mp_comm *comm, mp_request **req);
 
+/* Persistent collectives (persist.c).  An init call is the I-form called with *req set to
+ * mp_coll_persistent_new(comm) (an inactive request of kind MP_REQ_PCOLL): the schedule is
+ * built and kept there instead of started.  Every other caller of an I-form must pass *req ==
+ * NULL.  mp_coll_start runs the kept schedule again (MPI_Start), with req->inner as the
+ * active operation; mp_coll_persistent_free frees the request (MPI_ERR_REQUEST if a run is
+ * still under way). */
+mp_request *mp_coll_persistent_new(mp_comm *comm);
+int  mp_coll_start(mp_request *req);
+int  mp_coll_persistent_free(mp_request *req);
+
 /* Neighbourhood collectives (neighbor.c) on a communicator with a topology: blocks follow
  * the order of mp_topo_neighbors (MPI_PROC_NULL neighbours keep their block, untouched).
  * req == NULL runs the blocking form.  The w form takes byte displacements and a type per
@@ -143,8 +153,14 @@ int  mp_op_is_builtin(MPI_Op op);
 int  mp_op_commutative(MPI_Op op);         /* 1 for predefined and commutative user ops */
 int  mp_op_create(void *fn, int big_count, int commute, MPI_Op *out);
 int  mp_op_free(MPI_Op *op);               /* MPI_ERR_OP for predefined or invalid */
-void mp_op_retain(MPI_Op op);              /* pins a user op while a collective uses it */
-void mp_op_release(MPI_Op op);
+/* Pins a user op while a nonblocking or persistent collective uses it: the handle may be
+ * freed (and reused by MPI_Op_create) before the collective ends, so the caller keeps the
+ * object and reduces with mp_reduce_local_held.  NULL for predefined ops. */
+mp_op *mp_op_hold(MPI_Op op);
+void mp_op_drop(mp_op *o);
+/* mp_reduce_local with a held user op (held == NULL: look `op` up as usual). */
+int  mp_reduce_local_held(const void *in, void *inout, MPI_Aint count, mp_datatype *dt,
+                          MPI_Op op, const mp_op *held);
 const char *mp_op_name(MPI_Op op);         /* "MPI_SUM", or "user op" */
 
 /* Frees the coll layer's per-communicator state (comm->coll_state); the core calls it when a

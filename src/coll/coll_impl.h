@@ -10,8 +10,9 @@
  * Algorithms run over a *team*: an ordered subset of the communicator's ranks (all of them,
  * the ranks of one node, or the node leaders).  Node-aware algorithms are compositions of
  * flat algorithms over these teams; they never need a new communicator or context id.
- * Within one collective call every message carries the same tag (a per-communicator
- * sequence number), and the traffic class MP_CTX_COLL keeps it away from user messages.
+ * Within one collective call every message carries the same tag (the call's position in the
+ * communicator's sequence of blocking, nonblocking or persistent collectives: sched.c), and
+ * the traffic class MP_CTX_COLL keeps it away from user messages.
  * Two messages between the same pair within one call are matched in posting order, which
  * the point-to-point layer's non-overtaking rule guarantees.
  */
@@ -30,9 +31,13 @@ typedef struct mp_team {
 
 static inline int mp_team_peer(const mp_team *t, int i) { return t->map ? t->map[i] : i; }
 
+/* The three tag classes: a collective's tag is its position among the calls of its class on
+ * the communicator (sched.c explains why the classes are separate). */
+enum { MP_TAGS_BLOCKING, MP_TAGS_NONBLOCKING, MP_TAGS_PERSISTENT, MP_TAGS_N };
+
 /* Per-communicator state of the coll layer (comm->coll_state), created on first use. */
 typedef struct mp_coll_state {
-    unsigned seq;                     /* collective calls so far: the tag of the next one */
+    unsigned seq[MP_TAGS_N];          /* calls so far of each tag class (see sched.c) */
     int nnodes;                       /* nodes among the ranks (1 if no layout is known) */
     int *node_ranks;                  /* ranks of my node, ascending */
     int *leaders;                     /* node leaders in node order */
@@ -70,7 +75,7 @@ void mp_sched_send_tagged(mp_sched *s, const void *buf, MPI_Aint count, mp_datat
 void mp_sched_recv_tagged(mp_sched *s, void *buf, MPI_Aint count, mp_datatype *dt, int peer,
                           int tagoff);
 void mp_sched_reserve_tags(mp_sched *s, int n);
-int  mp_sched_tag(const mp_sched *s);         /* the call's (first) tag */
+int  mp_sched_tag(const mp_sched *s);         /* the call's (first) tag; -1 before it runs */
 /* Zero-byte synchronisation messages (barrier). */
 void mp_sched_ping(mp_sched *s, int peer);
 void mp_sched_pong(mp_sched *s, int peer);
@@ -92,8 +97,17 @@ void mp_sched_hold_op(mp_sched *s, MPI_Op op);
 int  mp_sched_run(mp_sched *s);
 /* Starts in the background: *out is a request of kind MP_REQ_COLL completed by progress. */
 int  mp_sched_start(mp_sched *s, mp_request **out);
-/* Discards a schedule that was built but not run. */
-void mp_sched_discard(mp_sched *s);
+/* Discards a schedule that was built but not run (it still takes its place in the sequence
+ * of its class: is_blocking tells which). */
+void mp_sched_discard(mp_sched *s, int is_blocking);
+/* Persistent collectives: mp_sched_persist takes the schedule's tag from the persistent class
+ * now (the init call's position); mp_sched_restart runs it again from its first step, in the
+ * background like mp_sched_start, and leaves it built when it completes; mp_sched_free
+ * releases it (not while a run is active). */
+void mp_sched_persist(mp_sched *s);
+int  mp_sched_restart(mp_sched *s, mp_request **out);
+int  mp_sched_active(const mp_sched *s);
+void mp_sched_free(mp_sched *s);
 int  mp_sched_init(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -235,11 +249,18 @@ int mp_build_inter_alltoallw(mp_sched *s, mp_comm *comm, const void *sbuf,
 int mp_build_inter_reduce_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
                                   const MPI_Aint *rcounts, mp_datatype *dt, MPI_Op op);
 
-/* Ends every collective entry point: run now (req == NULL) or start in the background. */
+/* persist.c: attaches a built schedule (or, if err, just its tag position) to an inactive
+ * persistent request from mp_coll_persistent_new. */
+int mp_coll_persist(mp_sched *s, int err, mp_request *req);
+
+/* Ends every collective entry point: run now (req == NULL), start in the background, or
+ * keep the schedule in the persistent request *req (an init call). */
 static inline int mp_coll_finish(mp_sched *s, int err, mp_request **req)
 {
+    if (req && *req && (*req)->kind == MP_REQ_PCOLL)
+        return mp_coll_persist(s, err, *req);
     if (err != MPI_SUCCESS) {
-        mp_sched_discard(s);
+        mp_sched_discard(s, req == NULL);
         return err;
     }
     return req ? mp_sched_start(s, req) : mp_sched_run(s);

@@ -316,24 +316,24 @@ int mp_op_create(void *fn, int big_count, int commute, MPI_Op *out)
     return MPI_SUCCESS;
 }
 
-void mp_op_retain(MPI_Op op)
-{
-    mp_op *o = builtin_index(op) ? NULL : user_op(op);
-    if (o)
-        atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
-}
-
-/* The handle disappears at MPI_Op_free; the object lives until the last collective using it
- * has finished (refs reaches zero). */
+/* The handle disappears at MPI_Op_free; the object lives until the last collective holding
+ * it has finished (refs reaches zero). */
 static void op_unref(mp_op *o)
 {
     if (atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) == 1)
         free(o);
 }
 
-void mp_op_release(MPI_Op op)
+mp_op *mp_op_hold(MPI_Op op)
 {
     mp_op *o = builtin_index(op) ? NULL : user_op(op);
+    if (o)
+        atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
+    return o;
+}
+
+void mp_op_drop(mp_op *o)
+{
     if (o)
         op_unref(o);
 }
@@ -431,11 +431,17 @@ static void reduce_packed(kernel_fn k, size_t esz, const void *in, void *inout,
 
 int mp_reduce_local(const void *in, void *inout, MPI_Aint count, mp_datatype *dt, MPI_Op op)
 {
+    return mp_reduce_local_held(in, inout, count, dt, op, NULL);
+}
+
+int mp_reduce_local_held(const void *in, void *inout, MPI_Aint count, mp_datatype *dt,
+                         MPI_Op op, const mp_op *held)
+{
     if (count <= 0 || dt->size == 0)
         return MPI_SUCCESS;
     int b = builtin_index(op);
     if (!b) {
-        mp_op *o = user_op(op);
+        mp_op *o = held ? (mp_op *)held : user_op(op);
         if (!o)
             return mp_error_code(MPI_ERR_OP, "reduction: invalid operation handle 0x%x",
                                  (unsigned)op);

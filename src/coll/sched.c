@@ -16,12 +16,40 @@
  * mp_sched_start: the schedule goes on a list that a progress hook advances -- it tests the
  * requests of the current phase and moves on when they are all done -- and completes the
  * user request with mp_request_complete at the end.  The hook guards against re-entry
- * because posting a transfer may itself drive progress.
+ * because posting a transfer may itself drive progress.  Persistent ones (persist.c) call
+ * mp_sched_persist once and mp_sched_restart at every MPI_Start: the same walk from step 0,
+ * and the schedule (steps, scratch buffers, held objects) survives its completion.
  *
- * Every call takes the next value of the communicator's collective sequence number as its
- * tag.  Ranks call collectives on a communicator in the same order (the standard requires
- * it), so all sides agree on the tag, and messages of a nonblocking collective still in flight
- * can never be taken by a later collective between the same pair.
+ * Tags: a collective is identified by its position in the communicator's collective sequence.
+ * Every call's messages carry one tag, made of a tag class and the call's position among the
+ * calls of that class on the communicator:
+ *
+ *     tag = class << 26 | (position mod 2^26)
+ *     class  BLOCKING     every blocking collective, whatever its algorithm (message, shm,
+ *                         node-aware mixes; an shm-only call takes no position)
+ *            NONBLOCKING  every I-collective, numbered when it starts
+ *            PERSISTENT   every MPI_*_init call, numbered at init; each MPI_Start of the
+ *                         request reuses the tag
+ *
+ * Why not one sequence for all calls?  The standard asks that every rank call the collectives
+ * of a communicator in one order, and under that rule one sequence would do.  But programs
+ * (mpi4py's test suite among them) also start a nonblocking collective on one rank *before* a
+ * blocking one and on another rank *after* it -- "Iallreduce; Barrier" against "Barrier;
+ * Iallreduce" -- and expect it to work, as it does in MPICH.  With one sequence the barrier's
+ * messages then meet the Iallreduce's (the tags cross), which truncates or deadlocks.  With
+ * per-class sequences, the blocking calls are numbered in the same order on every rank (a rank
+ * cannot run two of them at once), and so are the nonblocking ones, so both interleavings
+ * agree on every tag, and a conforming program still never has two live calls with one tag.
+ * The position is taken when the schedule runs or starts (mp_sched_run / mp_sched_start), not
+ * when it is built, so the class is known; a schedule discarded on error still takes its place.
+ *
+ * A persistent request's tag stays the same from one start to the next.  That is safe: a rank
+ * starts the request again only after its previous run completed locally, and between one
+ * pair the messages of run k are sent, and the receives of run k posted, before those of run
+ * k+1, so the point-to-point order matches them run by run.
+ *
+ * Calls that need several tags (Cartesian neighbourhoods, mp_sched_reserve_tags) take
+ * several consecutive positions of their class; every rank reserves the same number.
  */
 #include "coll/coll_impl.h"
 #include <stdlib.h>
@@ -42,7 +70,9 @@ typedef struct step {
 
 struct mp_sched {
     mp_comm *comm;
-    int tag;
+    int tag;                          /* -1 until the schedule takes its position */
+    int ntags;                        /* positions it takes (mp_sched_reserve_tags) */
+    int persistent;                   /* kept after completion, restarted by MPI_Start */
     step *steps;
     int nsteps, cap;
     int next;                         /* first step not yet started */
@@ -52,7 +82,8 @@ struct mp_sched {
     int ntmps, cap_tmps;
     mp_datatype **held_dts;
     int nheld, cap_held;
-    MPI_Op held_op;
+    MPI_Op held_op;                   /* the user op of the reductions, and its object */
+    mp_op *held_obj;
     mp_request *req;                  /* nonblocking: the user's request */
     mp_sched *next_active;
     int error;
@@ -70,12 +101,32 @@ struct mp_sched {
 /* ------------------------------------------------------------------------------------------ */
 mp_sched *mp_sched_new(mp_comm *comm)
 {
-    mp_coll_state *cs = mp_coll_state_of(comm);
     mp_sched *s = mp_calloc(1, sizeof *s);
     s->comm = comm;
-    s->tag = (int)(cs->seq++ & 0x0fffffff);
+    s->tag = -1;
+    s->ntags = 1;
     s->held_op = MPI_OP_NULL;
     return s;
+}
+
+#define TAG_SEQ_BITS 26
+#define TAG_SEQ_MASK ((1u << TAG_SEQ_BITS) - 1)
+
+/* Takes the schedule's position in the sequence of its class (once). */
+static void take_tag(mp_sched *s, int cls)
+{
+    if (s->tag >= 0)
+        return;
+    mp_coll_state *cs = mp_coll_state_of(s->comm);
+    s->tag = (int)((unsigned)cls << TAG_SEQ_BITS | (cs->seq[cls] & TAG_SEQ_MASK));
+    cs->seq[cls] += (unsigned)s->ntags;
+}
+
+/* The tag of a transfer: the class bits stay, the position moves by tagoff (mod 2^26). */
+static int step_tag(const mp_sched *s, int tagoff)
+{
+    unsigned t = (unsigned)s->tag;
+    return (int)((t & ~TAG_SEQ_MASK) | ((t + (unsigned)tagoff) & TAG_SEQ_MASK));
 }
 
 static step *add(mp_sched *s, int kind)
@@ -119,13 +170,13 @@ void mp_sched_recv_tagged(mp_sched *s, void *buf, MPI_Aint count, mp_datatype *d
         s->steps[s->nsteps - 1].tagoff = tagoff;
 }
 
-/* The call takes tags tag .. tag+n-1: the communicator's sequence number moves on by n-1
- * more.  Every rank calls this with the same n (it depends only on the communicator), so
- * every rank still agrees on the tag of every later collective. */
+/* The call takes tags tag .. tag+n-1: n positions of its class.  Every rank calls this with
+ * the same n (it depends only on the communicator), so every rank still agrees on the tag of
+ * every later collective. */
 void mp_sched_reserve_tags(mp_sched *s, int n)
 {
-    if (n > 1)
-        mp_coll_state_of(s->comm)->seq += (unsigned)(n - 1);
+    if (n > s->ntags)
+        s->ntags = n;
 }
 
 int mp_sched_tag(const mp_sched *s) { return s->tag; }
@@ -193,7 +244,7 @@ void mp_sched_hold_dt(mp_sched *s, mp_datatype *dt)
 void mp_sched_hold_op(mp_sched *s, MPI_Op op)
 {
     if (s->held_op == MPI_OP_NULL && !mp_op_is_builtin(op)) {
-        mp_op_retain(op);
+        s->held_obj = mp_op_hold(op);
         s->held_op = op;
     }
 }
@@ -204,8 +255,7 @@ static void sched_free(mp_sched *s)
         free(s->tmps[i]);
     for (int i = 0; i < s->nheld; i++)
         mp_datatype_release(s->held_dts[i]);
-    if (s->held_op != MPI_OP_NULL)
-        mp_op_release(s->held_op);
+    mp_op_drop(s->held_obj);
     free(s->tmps);
     free(s->held_dts);
     free(s->steps);
@@ -213,7 +263,11 @@ static void sched_free(mp_sched *s)
     free(s);
 }
 
-void mp_sched_discard(mp_sched *s) { sched_free(s); }
+void mp_sched_discard(mp_sched *s, int is_blocking)
+{
+    take_tag(s, is_blocking ? MP_TAGS_BLOCKING : MP_TAGS_NONBLOCKING);
+    sched_free(s);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Executing                                                                                  */
@@ -229,7 +283,7 @@ static void post(mp_sched *s, step *st)
     mp_request *r = NULL;
     int err = MPI_SUCCESS;
     static char dummy;
-    int tag = (s->tag + st->tagoff) & 0x0fffffff;
+    int tag = step_tag(s, st->tagoff);
     switch (st->kind) {
     case ST_SEND:
         err = mp_isend(st->src, st->count, st->dt, st->peer, tag, s->comm, MP_CTX_COLL,
@@ -257,7 +311,8 @@ static void post(mp_sched *s, step *st)
 static void run_local(mp_sched *s, step *st)
 {
     if (st->kind == ST_REDUCE)
-        note_error(s, mp_reduce_local(st->src, st->dst, st->count, st->dt, st->op));
+        note_error(s, mp_reduce_local_held(st->src, st->dst, st->count, st->dt, st->op,
+                                           st->op == s->held_op ? s->held_obj : NULL));
     else
         note_error(s, mp_datatype_copy(st->src, st->count, st->dt, st->dst, st->dcount, st->ddt));
 }
@@ -291,6 +346,7 @@ static void finish_reqs_blocking(mp_sched *s)
 
 int mp_sched_run(mp_sched *s)
 {
+    take_tag(s, MP_TAGS_BLOCKING);
     for (;;) {
         int end = advance(s);
         finish_reqs_blocking(s);
@@ -326,7 +382,9 @@ static void complete(mp_sched *s)
     req->error = s->error;
     mp_status_empty(&req->status);
     req->status.MPI_ERROR = s->error;
-    sched_free(s);
+    s->req = NULL;
+    if (!s->persistent)
+        sched_free(s);
     mp_comm_release(comm);
     mp_request_complete(req);
 }
@@ -361,18 +419,23 @@ static int sched_progress(void)
     return events;
 }
 
-int mp_sched_start(mp_sched *s, mp_request **out)
+/* Starts a run from the first step: the first phase is posted now (receives early; small
+ * collectives may even finish here), the rest is left to the progress hook. */
+static int launch(mp_sched *s, mp_request **out)
 {
     mp_request *req = mp_request_alloc(MP_REQ_COLL);
     if (!req) {
-        sched_free(s);
+        if (!s->persistent)
+            sched_free(s);
         return mp_error_code(MPI_ERR_INTERN, "nonblocking collective: out of requests");
     }
     req->comm = s->comm;
     s->req = req;
+    s->next = 0;
+    s->nreqs = 0;
+    s->error = MPI_SUCCESS;
     atomic_fetch_add_explicit(&s->comm->refs, 1, memory_order_relaxed);
     *out = req;
-    /* start the first phase now: receives get posted early, small collectives may finish */
     int was_in_hook = in_hook;
     in_hook = 1;
     int end = advance(s);
@@ -388,6 +451,24 @@ int mp_sched_start(mp_sched *s, mp_request **out)
     *pp = s;
     return MPI_SUCCESS;
 }
+
+int mp_sched_start(mp_sched *s, mp_request **out)
+{
+    take_tag(s, MP_TAGS_NONBLOCKING);
+    return launch(s, out);
+}
+
+void mp_sched_persist(mp_sched *s)
+{
+    s->persistent = 1;
+    take_tag(s, MP_TAGS_PERSISTENT);
+}
+
+int mp_sched_restart(mp_sched *s, mp_request **out) { return launch(s, out); }
+
+int mp_sched_active(const mp_sched *s) { return s->req != NULL; }
+
+void mp_sched_free(mp_sched *s) { sched_free(s); }
 
 int mp_sched_init(void)
 {

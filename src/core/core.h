@@ -152,7 +152,8 @@ int  mp_nodes_nhosts(void);           /* number of physical hosts in the job */
  * ------------------------------------------------------------------------------------------- */
 enum mp_req_kind {
     MP_REQ_SEND = 1, MP_REQ_RECV, MP_REQ_PSEND, MP_REQ_PRECV, MP_REQ_GREQ, MP_REQ_COLL,
-    MP_REQ_PROBE
+    MP_REQ_PROBE,
+    MP_REQ_PCOLL                      /* persistent collective (src/coll/persist.c) */
 };
 enum mp_send_mode { MP_MODE_STANDARD = 0, MP_MODE_SYNC, MP_MODE_READY, MP_MODE_BUFFERED };
 

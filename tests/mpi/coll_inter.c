@@ -100,6 +100,24 @@ int main(int argc, char **argv)
             for (int k = 0; k < 2; k++) if (res[k] != RW(rsize - 1) * 100 + 2 * lrank + k) FAIL("reduce_scatter_block k=%d got %d", k, res[k]);
         }
     }
+    /* persistent forms: an allreduce and a bcast from the low group's rank 0, started 3 times */
+    {
+        MPI_Request pr[2];
+        int x = 0, y = -1, b[3] = { -1, -1, -1 };
+        int broot = color == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        CHECK(MPI_Allreduce_init(&x, &y, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL, &pr[0]));
+        CHECK(MPI_Bcast_init(b, 3, MPI_INT, broot, inter, MPI_INFO_NULL, &pr[1]));
+        for (int it = 0; it < 3; it++) {
+            x = wrank + it;
+            if (broot == MPI_ROOT) for (int i = 0; i < 3; i++) b[i] = 10 * it + i;
+            CHECK(MPI_Startall(2, pr));
+            CHECK(MPI_Waitall(2, pr, MPI_STATUSES_IGNORE));
+            if (y != want + rsize * it) FAIL("persistent allreduce it %d got %d want %d", it, y, want + rsize * it);
+            if (color == 1) for (int i = 0; i < 3; i++) if (b[i] != 10 * it + i) FAIL("persistent bcast it %d got %d", it, b[i]);
+        }
+        CHECK(MPI_Request_free(&pr[0]));
+        CHECK(MPI_Request_free(&pr[1]));
+    }
     free(all); free(s); free(d);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);

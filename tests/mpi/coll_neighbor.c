@@ -14,7 +14,8 @@
  *   graphs     the i-th block from s to d is received in d's slot of the i-th occurrence of
  *              s among d's sources (the standard's rule for repeated edges).
  * Counts of the v/w forms depend on the key (some zero); MPI_PROC_NULL slots must stay
- * untouched.  Each form runs blocking, nonblocking (all five in flight at once) and as _c.
+ * untouched.  Each form runs blocking, nonblocking (all five in flight at once), as _c and
+ * persistent (_init, started twice).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -116,7 +117,18 @@ static int ok_at(const int *b, int lay, long i, int v)
     return b[i] == v;
 }
 
-enum { BLOCKING, NONBLOCKING, LARGE };
+enum { BLOCKING, NONBLOCKING, LARGE, PERSISTENT };
+
+/* Persistent form: start the request twice (the second run must work too), then free it. */
+static void run_persistent(MPI_Request *rq)
+{
+    for (int k = 0; k < 2; k++) {
+        CHECK(MPI_Start(rq));
+        CHECK(MPI_Wait(rq, MPI_STATUS_IGNORE));
+        if (*rq == MPI_REQUEST_NULL) FAIL("Wait freed a persistent request");
+    }
+    CHECK(MPI_Request_free(rq));
+}
 
 /* ---- allgather ---------------------------------------------------------------------------- */
 static void run_allgather(topo *t, long n, int lay, int mode)
@@ -127,6 +139,7 @@ static void run_allgather(topo *t, long n, int lay, int mode)
     MPI_Request rq;
     if (mode == BLOCKING) CHECK(MPI_Neighbor_allgather(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm));
     else if (mode == LARGE) CHECK(MPI_Neighbor_allgather_c(sb, n, T(lay), rb, n, T(lay), t->comm));
+    else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_allgather_init(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
     else { CHECK(MPI_Ineighbor_allgather(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     for (int j = 0; j < t->indeg; j++)
         for (long i = 0; i < n; i++) {
@@ -155,6 +168,7 @@ static void run_allgatherv(topo *t, long unit, int lay, int mode)
     MPI_Request rq;
     if (mode == BLOCKING) CHECK(MPI_Neighbor_allgatherv(sb, (int)sc, T(lay), rb, rc, rd, T(lay), t->comm));
     else if (mode == LARGE) CHECK(MPI_Neighbor_allgatherv_c(sb, sc, T(lay), rb, rcc, rdc, T(lay), t->comm));
+    else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_allgatherv_init_c(sb, sc, T(lay), rb, rcc, rdc, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
     else { CHECK(MPI_Ineighbor_allgatherv(sb, (int)sc, T(lay), rb, rc, rd, T(lay), t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     for (int j = 0; j < t->indeg; j++) {
         for (long i = 0; i < rc[j]; i++) {
@@ -175,6 +189,7 @@ static void run_alltoall(topo *t, long n, int lay, int mode)
     MPI_Request rq;
     if (mode == BLOCKING) CHECK(MPI_Neighbor_alltoall(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm));
     else if (mode == LARGE) CHECK(MPI_Neighbor_alltoall_c(sb, n, T(lay), rb, n, T(lay), t->comm));
+    else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_alltoall_init_c(sb, n, T(lay), rb, n, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
     else { CHECK(MPI_Ineighbor_alltoall(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     for (int j = 0; j < t->indeg; j++)
         for (long i = 0; i < n; i++) {
@@ -214,10 +229,12 @@ static void run_alltoallvw(topo *t, long unit, int w, int mode)
     if (!w) {
         if (mode == BLOCKING) CHECK(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm));
         else if (mode == LARGE) CHECK(MPI_Neighbor_alltoallv_c(sb, scc, sda, MPI_INT, rb, rcc, rda, MPI_INT, t->comm));
+        else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_alltoallv_init(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
         else { CHECK(MPI_Ineighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     } else {
         if (mode == BLOCKING) CHECK(MPI_Neighbor_alltoallw(sb, sc, sda, st, rb, rc, rda, rt, t->comm));
         else if (mode == LARGE) CHECK(MPI_Neighbor_alltoallw_c(sb, scc, sda, st, rb, rcc, rda, rt, t->comm));
+        else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_alltoallw_init(sb, sc, sda, st, rb, rc, rda, rt, t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
         else { CHECK(MPI_Ineighbor_alltoallw(sb, sc, sda, st, rb, rc, rda, rt, t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     }
     for (int j = 0; j < si; j++) {
@@ -262,7 +279,7 @@ static void run_all(topo *t)
     static const long sizes[] = { 0, 1, 5, 3000 };
     fill_lists(t);
     for (int s = 0; s < 4; s++)
-        for (int mode = 0; mode < 3; mode++) {
+        for (int mode = 0; mode < 4; mode++) {
             for (int lay = 0; lay < 2; lay++) {
                 run_allgather(t, sizes[s], lay, mode);
                 run_allgatherv(t, sizes[s], lay, mode);
