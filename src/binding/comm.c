@@ -135,12 +135,15 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group group, MPI_Comm *newcomm)
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
         (err = arg_group(F, comm, group, &g)))
         return err;
-    if (comm->is_inter)
-        return mp_error(comm, MPI_ERR_COMM, F,
-                        "MPI_Comm_create on an intercommunicator is not supported by MemPI");
     if ((err = arg_subgroup(F, comm, g)))
         return err;
-    if ((err = mp_comm_create_internal(comm, g, &c)))
+    /* on an intercommunicator: the intercommunicator between the groups both sides passed */
+    if (comm->is_inter)
+        err = mp_intercomm_subset(comm, g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, g->rank,
+                                  &c);
+    else
+        err = mp_comm_create_internal(comm, g, &c);
+    if (err)
         return mp_ret(comm, F, err);
     *newcomm = c ? c->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -181,12 +184,13 @@ int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm *newcomm)
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")))
         return err;
-    if (comm->is_inter)
-        return mp_error(comm, MPI_ERR_COMM, F,
-                        "MPI_Comm_split on an intercommunicator is not supported by MemPI");
     if (color < 0 && color != MPI_UNDEFINED)
         return mp_error(comm, MPI_ERR_ARG, F, "invalid color %d", color);
-    if ((err = mp_comm_split_internal(comm, color, key, &c)))
+    if (comm->is_inter)
+        err = mp_intercomm_subset(comm, color, key, &c);
+    else
+        err = mp_comm_split_internal(comm, color, key, &c);
+    if (err)
         return mp_ret(comm, F, err);
     *newcomm = c ? c->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -201,9 +205,6 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
         (err = arg_info_or_null(F, comm, info)))
         return err;
-    if (comm->is_inter)
-        return mp_error(comm, MPI_ERR_COMM, F,
-                        "MPI_Comm_split_type on an intercommunicator is not supported by MemPI");
     const char *hw = mp_info_value(info, "mpi_hw_resource_type");
     switch (split_type) {
     case MPI_UNDEFINED:
@@ -223,7 +224,11 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
     default:
         return mp_error(comm, MPI_ERR_ARG, F, "invalid split_type %d", split_type);
     }
-    if ((err = mp_comm_split_internal(comm, color, key, &c)))
+    if (comm->is_inter)
+        err = mp_intercomm_subset(comm, color, key, &c);
+    else
+        err = mp_comm_split_internal(comm, color, key, &c);
+    if (err)
         return mp_ret(comm, F, err);
     *newcomm = c ? c->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;

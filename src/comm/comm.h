@@ -103,6 +103,10 @@ mp_comm *mp_intercomm_local(mp_comm *inter);
 int  mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
                          int tag, mp_comm **out);
 int  mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out);
+/* Collective over an intercommunicator: the intercommunicator between this side's members
+ * with color `color` (ordered by key, then rank) and the other side's members with the same
+ * color; *out = NULL for MPI_UNDEFINED or when the other side has no such member. */
+int  mp_intercomm_subset(mp_comm *inter, int color, int key, mp_comm **out);
 
 /* ---------------------------------------------------------------------------------------------
  * Topologies (topo.c): comm->topo
