@@ -197,6 +197,18 @@ int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 
+/* True if the processes of comm's local group are on more than one node. */
+static int spans_nodes(const mp_comm *comm)
+{
+    if (!mp_world.procs)
+        return 0;
+    int node = mp_world.procs[comm->world[0]].node;
+    for (int i = 1; i < comm->size; i++)
+        if (mp_world.procs[comm->world[i]].node != node)
+            return 1;
+    return 0;
+}
+
 int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char *const F = "MPI_Comm_split_type";
@@ -219,7 +231,9 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
                     ? mp_world.procs[comm->world[comm->rank]].node : MPI_UNDEFINED;
         break;
     case MPI_COMM_TYPE_HW_UNGUIDED:
-        color = MPI_UNDEFINED;        /* no level below the node to offer */
+        /* the result must be a strict subset of comm: the node if comm spans several */
+        color = spans_nodes(comm) ? mp_world.procs[comm->world[comm->rank]].node
+                                  : MPI_UNDEFINED;
         break;
     default:
         return mp_error(comm, MPI_ERR_ARG, F, "invalid split_type %d", split_type);
@@ -230,6 +244,16 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
         err = mp_comm_split_internal(comm, color, key, &c);
     if (err)
         return mp_ret(comm, F, err);
+    /* MPI-4: a hardware split names the level it chose in the new communicator's info */
+    if (c && (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED)) {
+        mp_info *ni = mp_info_alloc();
+        mp_info_put(ni, "mpi_hw_resource_type", "mpi_shared_memory");
+        c->info = mp_info_publish(ni);
+        if (c->info == 0) {
+            mp_info_destroy(ni);
+            c->info = MPI_INFO_NULL;
+        }
+    }
     *newcomm = c ? c->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
