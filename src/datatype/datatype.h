@@ -100,7 +100,7 @@ void mp_type_set_large(mp_datatype *dt, int nlarge, const MPI_Count *large);
 int  mp_datatype_register(mp_datatype *dt, MPI_Datatype *handle);
 
 /* Number of basic elements in the first `bytes` bytes of the packed stream of dt (for
- * MPI_Get_elements); MPI_UNDEFINED-free: partial elements are not counted. */
+ * MPI_Get_elements); MPI_UNDEFINED when the bytes end inside a basic element. */
 MPI_Count mp_datatype_elements(const mp_datatype *dt, MPI_Count bytes);
 
 /* external32 (canonical big-endian) representation: same sizes as the native types on the

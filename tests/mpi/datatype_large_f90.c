@@ -254,6 +254,13 @@ static void check_large(void)
     SIZES(v, 8 * n + big, -8, ub + 8 + ((ub + 8) % 8 ? 8 - (ub + 8) % 8 : 0), -8, ub + 8);
     MPI_Count want5b[5] = { 2, 1, big, 0, -8 };
     large_envelope(v, MPI_COMBINER_STRUCT, 0, 5, 2, want5b, __LINE__);
+    /* elements of a received struct_c: n doubles and big chars (the type signature) */
+    MPI_Status status;
+    MPI_Count elems = -1;
+    MPI_Status_set_elements_x(&status, MPI_BYTE, 8 * n + big);
+    CHECK(MPI_Get_elements_x(&status, v, &elems) == MPI_SUCCESS && elems == n + big);
+    MPI_Status_set_elements_x(&status, MPI_BYTE, 8 * n + 8);
+    CHECK(MPI_Get_elements_x(&status, v, &elems) == MPI_SUCCESS && elems == n + 8);
     MPI_Type_free(&v);
 
     /* subarray of a 3e9 x 4 array of chars: 1e9 x 2 starting at (5, 1) */
