@@ -428,6 +428,94 @@ int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm *newintracomm)
 }
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 
+/* ---------------------------------------------------------------------------------------------
+ * MPI-4 creation from groups (without sessions: the groups come from MPI_Comm_group and the
+ * group operations, and every process is in MPI_COMM_WORLD)
+ * ------------------------------------------------------------------------------------------- */
+static int from_group_args(const char *F, const char *stringtag, MPI_Info info,
+                           MPI_Errhandler errhandler, const void *out)
+{
+    int err;
+    if ((err = arg_out(F, NULL, out, "newcomm")) ||
+        (err = arg_out(F, NULL, stringtag, "stringtag")) ||
+        (err = arg_info_or_null(F, NULL, info)))
+        return err;
+    if (errhandler != MPI_ERRHANDLER_NULL && mp_errhandler_check(errhandler, MP_EH_COMM))
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid errhandler 0x%x", (unsigned)errhandler);
+    return MPI_SUCCESS;
+}
+
+static int member_of(const char *F, mp_group *g, const char *what)
+{
+    if (g->rank != MPI_UNDEFINED)
+        return MPI_SUCCESS;
+    return mp_error(NULL, MPI_ERR_GROUP, F, "the calling process is not a member of %s", what);
+}
+
+/* The new communicator gets the requested handler and a copy of the info. */
+static void from_group_finish(mp_comm *c, MPI_Info info, MPI_Errhandler errhandler)
+{
+    if (errhandler != MPI_ERRHANDLER_NULL) {
+        mp_errhandler_retain(errhandler);
+        mp_errhandler_release(c->errhandler);
+        c->errhandler = errhandler;
+    }
+    MPI_Info copy = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && mp_info_dup_handle(info, &copy) == MPI_SUCCESS)
+        c->info = copy;
+}
+
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    static const char *const F = "MPI_Comm_create_from_group";
+    mp_group *g = NULL;
+    mp_comm *c;
+    int err;
+    if ((err = mp_arg_initialized(F)) ||
+        (err = from_group_args(F, stringtag, info, errhandler, newcomm)) ||
+        (err = arg_group(F, NULL, group, &g)) || (err = member_of(F, g, "group")))
+        return err;
+    if ((err = mp_comm_from_group(g, stringtag, &c)))
+        return mp_ret(NULL, F, err);
+    from_group_finish(c, info, errhandler);
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
+
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    static const char *const F = "MPI_Intercomm_create_from_groups";
+    mp_group *lg = NULL, *rg = NULL;
+    mp_comm *c;
+    int err;
+    if ((err = mp_arg_initialized(F)) ||
+        (err = from_group_args(F, stringtag, info, errhandler, newintercomm)) ||
+        (err = arg_group(F, NULL, local_group, &lg)) ||
+        (err = arg_group(F, NULL, remote_group, &rg)) ||
+        (err = member_of(F, lg, "local_group")))
+        return err;
+    if (local_leader < 0 || local_leader >= lg->size)
+        return mp_error(NULL, MPI_ERR_RANK, F, "invalid local_leader %d in a group of size %d",
+                        local_leader, lg->size);
+    if (remote_leader < 0 || remote_leader >= rg->size)
+        return mp_error(NULL, MPI_ERR_RANK, F, "invalid remote_leader %d in a group of size %d",
+                        remote_leader, rg->size);
+    if (rg->rank != MPI_UNDEFINED)
+        return mp_error(NULL, MPI_ERR_GROUP, F, "the local and remote groups overlap (the "
+                        "calling process is in both)");
+    if ((err = mp_intercomm_from_groups(lg, local_leader, rg, remote_leader, stringtag, &c)))
+        return mp_ret(NULL, F, err);
+    from_group_finish(c, info, errhandler);
+    *newintercomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+
 /* No process of a MemPI job is spawned (MPI_Comm_spawn is not supported), so every process
  * has no parent, which the standard reports as MPI_COMM_NULL. */
 int PMPI_Comm_get_parent(MPI_Comm *parent)

@@ -185,15 +185,20 @@ static int inter_finish(mp_comm *parent, mp_comm *local, const int *ranks, int m
     return MPI_SUCCESS;
 }
 
-int mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
-                        int tag, mp_comm **out)
+static int intercomm_create(mp_comm *local, int local_leader, const bridge *b, mp_comm **out)
 {
     int me = 0;
     int *ranks = leader_first(local, local_leader, &me);
-    bridge b = { peer, remote_leader, tag, MP_CTX_PT2PT };
-    int err = inter_finish(local, local, ranks, me, &b, out);
+    int err = inter_finish(local, local, ranks, me, b, out);
     free(ranks);
     return err;
+}
+
+int mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
+                        int tag, mp_comm **out)
+{
+    bridge b = { peer, remote_leader, tag, MP_CTX_PT2PT };
+    return intercomm_create(local, local_leader, &b, out);
 }
 
 int mp_intercomm_dup(mp_comm *inter, mp_comm **out)
@@ -326,4 +331,52 @@ int mp_intercomm_subset(mp_comm *inter, int color, int key, mp_comm **out)
     }
     *out = ic;
     return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Creation from groups (MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups).
+ * MemPI has no sessions, so every group is a set of MPI_COMM_WORLD's processes: the id
+ * agreement runs among the group's members over MPI_COMM_WORLD's collective context, and
+ * the two leaders of an intercommunicator meet there too.  The tag is a hash of stringtag in
+ * a range of its own; the standard makes stringtag unique among concurrent creations, and the
+ * internal exchanges name their sources, so creations over disjoint groups cannot mix.
+ * ------------------------------------------------------------------------------------------- */
+static int stringtag_tag(const char *s)
+{
+    uint32_t h = 2166136261u;                 /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return MP_TAG_FROM_GROUP + (int)((h ^ (h >> 16)) & 0xffffu);
+}
+
+int mp_comm_from_group(mp_group *g, const char *stringtag, mp_comm **out)
+{
+    mp_comm *world = mp_world.comm_world;
+    int ctx, err;
+    *out = NULL;
+    /* world ranks are MPI_COMM_WORLD ranks */
+    err = mp_ctx_agree(world, g->world, g->size, g->rank, stringtag_tag(stringtag), 1, &ctx);
+    if (err)
+        return err;
+    *out = mp_comm_build(world, ctx, g->size, g->rank, copy_ints(g->world, g->size));
+    if (!(*out)->handle) {
+        mp_comm_free_internal(*out);
+        *out = NULL;
+        return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_intercomm_from_groups(mp_group *local_group, int local_leader, mp_group *remote_group,
+                             int remote_leader, const char *stringtag, mp_comm **out)
+{
+    mp_comm *local;
+    int err = mp_comm_from_group(local_group, stringtag, &local);
+    if (err)
+        return err;
+    bridge b = { mp_world.comm_world, remote_group->world[remote_leader],
+                 stringtag_tag(stringtag), MP_CTX_COLL };
+    err = intercomm_create(local, local_leader, &b, out);
+    int ferr = mp_comm_free_internal(local);
+    return err ? err : ferr;
 }
