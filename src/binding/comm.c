@@ -3,8 +3,12 @@
  * Entry points check arguments, call the comm layer (src/comm/comm.c, intercomm.c) and then
  * do the user-visible parts of duplication: copying attributes through their copy callbacks,
  * the topology and the info hints.  MPI_Comm_idup runs the duplication at once and returns
- * an already completed request: the result is ready when the call returns, which is a valid
- * (if eager) implementation of the nonblocking call.
+ * an already completed request: the result is ready when the call returns.  This is eager,
+ * not truly nonblocking: a program in which one rank joins the idup only after a message
+ * that another rank sends after its own idup (legal for nonblocking collectives) deadlocks.
+ *
+ * Split, split_type and create also accept intercommunicators (mp_intercomm_subset), and the
+ * MPI-4 creations from groups run over MPI_COMM_WORLD (there are no sessions).
  */
 #include "binding/binding.h"
 #include <stdlib.h>
