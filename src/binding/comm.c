@@ -3,8 +3,12 @@
  * Entry points check arguments, call the comm layer (src/comm/comm.c, intercomm.c) and then
  * do the user-visible parts of duplication: copying attributes through their copy callbacks,
  * the topology and the info hints.  MPI_Comm_idup runs the duplication at once and returns
- * an already completed request: the result is ready when the call returns, which is a valid
- * (if eager) implementation of the nonblocking call.
+ * an already completed request: the result is ready when the call returns.  This is eager,
+ * not truly nonblocking: a program in which one rank joins the idup only after a message
+ * that another rank sends after its own idup (legal for nonblocking collectives) deadlocks.
+ *
+ * Split, split_type and create also accept intercommunicators (mp_intercomm_subset), and the
+ * MPI-4 creations from groups run over MPI_COMM_WORLD (there are no sessions).
  */
 #include "binding/binding.h"
 #include <stdlib.h>
@@ -135,12 +139,15 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group group, MPI_Comm *newcomm)
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
         (err = arg_group(F, comm, group, &g)))
         return err;
-    if (comm->is_inter)
-        return mp_error(comm, MPI_ERR_COMM, F,
-                        "MPI_Comm_create on an intercommunicator is not supported by MemPI");
     if ((err = arg_subgroup(F, comm, g)))
         return err;
-    if ((err = mp_comm_create_internal(comm, g, &c)))
+    /* on an intercommunicator: the intercommunicator between the groups both sides passed */
+    if (comm->is_inter)
+        err = mp_intercomm_subset(comm, g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, g->rank,
+                                  &c);
+    else
+        err = mp_comm_create_internal(comm, g, &c);
+    if (err)
         return mp_ret(comm, F, err);
     *newcomm = c ? c->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -181,17 +188,30 @@ int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm *newcomm)
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")))
         return err;
-    if (comm->is_inter)
-        return mp_error(comm, MPI_ERR_COMM, F,
-                        "MPI_Comm_split on an intercommunicator is not supported by MemPI");
     if (color < 0 && color != MPI_UNDEFINED)
         return mp_error(comm, MPI_ERR_ARG, F, "invalid color %d", color);
-    if ((err = mp_comm_split_internal(comm, color, key, &c)))
+    if (comm->is_inter)
+        err = mp_intercomm_subset(comm, color, key, &c);
+    else
+        err = mp_comm_split_internal(comm, color, key, &c);
+    if (err)
         return mp_ret(comm, F, err);
     *newcomm = c ? c->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
+
+/* True if the processes of comm's local group are on more than one node. */
+static int spans_nodes(const mp_comm *comm)
+{
+    if (!mp_world.procs)
+        return 0;
+    int node = mp_world.procs[comm->world[0]].node;
+    for (int i = 1; i < comm->size; i++)
+        if (mp_world.procs[comm->world[i]].node != node)
+            return 1;
+    return 0;
+}
 
 int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -201,9 +221,6 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
         (err = arg_info_or_null(F, comm, info)))
         return err;
-    if (comm->is_inter)
-        return mp_error(comm, MPI_ERR_COMM, F,
-                        "MPI_Comm_split_type on an intercommunicator is not supported by MemPI");
     const char *hw = mp_info_value(info, "mpi_hw_resource_type");
     switch (split_type) {
     case MPI_UNDEFINED:
@@ -218,13 +235,29 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
                     ? mp_world.procs[comm->world[comm->rank]].node : MPI_UNDEFINED;
         break;
     case MPI_COMM_TYPE_HW_UNGUIDED:
-        color = MPI_UNDEFINED;        /* no level below the node to offer */
+        /* the result must be a strict subset of comm: the node if comm spans several */
+        color = spans_nodes(comm) ? mp_world.procs[comm->world[comm->rank]].node
+                                  : MPI_UNDEFINED;
         break;
     default:
         return mp_error(comm, MPI_ERR_ARG, F, "invalid split_type %d", split_type);
     }
-    if ((err = mp_comm_split_internal(comm, color, key, &c)))
+    if (comm->is_inter)
+        err = mp_intercomm_subset(comm, color, key, &c);
+    else
+        err = mp_comm_split_internal(comm, color, key, &c);
+    if (err)
         return mp_ret(comm, F, err);
+    /* MPI-4: a hardware split names the level it chose in the new communicator's info */
+    if (c && (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED)) {
+        mp_info *ni = mp_info_alloc();
+        mp_info_put(ni, "mpi_hw_resource_type", "mpi_shared_memory");
+        c->info = mp_info_publish(ni);
+        if (c->info == 0) {
+            mp_info_destroy(ni);
+            c->info = MPI_INFO_NULL;
+        }
+    }
     *newcomm = c ? c->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -398,6 +431,94 @@ int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm *newintracomm)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+
+/* ---------------------------------------------------------------------------------------------
+ * MPI-4 creation from groups (without sessions: the groups come from MPI_Comm_group and the
+ * group operations, and every process is in MPI_COMM_WORLD)
+ * ------------------------------------------------------------------------------------------- */
+static int from_group_args(const char *F, const char *stringtag, MPI_Info info,
+                           MPI_Errhandler errhandler, const void *out)
+{
+    int err;
+    if ((err = arg_out(F, NULL, out, "newcomm")) ||
+        (err = arg_out(F, NULL, stringtag, "stringtag")) ||
+        (err = arg_info_or_null(F, NULL, info)))
+        return err;
+    if (errhandler != MPI_ERRHANDLER_NULL && mp_errhandler_check(errhandler, MP_EH_COMM))
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid errhandler 0x%x", (unsigned)errhandler);
+    return MPI_SUCCESS;
+}
+
+static int member_of(const char *F, mp_group *g, const char *what)
+{
+    if (g->rank != MPI_UNDEFINED)
+        return MPI_SUCCESS;
+    return mp_error(NULL, MPI_ERR_GROUP, F, "the calling process is not a member of %s", what);
+}
+
+/* The new communicator gets the requested handler and a copy of the info. */
+static void from_group_finish(mp_comm *c, MPI_Info info, MPI_Errhandler errhandler)
+{
+    if (errhandler != MPI_ERRHANDLER_NULL) {
+        mp_errhandler_retain(errhandler);
+        mp_errhandler_release(c->errhandler);
+        c->errhandler = errhandler;
+    }
+    MPI_Info copy = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && mp_info_dup_handle(info, &copy) == MPI_SUCCESS)
+        c->info = copy;
+}
+
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    static const char *const F = "MPI_Comm_create_from_group";
+    mp_group *g = NULL;
+    mp_comm *c;
+    int err;
+    if ((err = mp_arg_initialized(F)) ||
+        (err = from_group_args(F, stringtag, info, errhandler, newcomm)) ||
+        (err = arg_group(F, NULL, group, &g)) || (err = member_of(F, g, "group")))
+        return err;
+    if ((err = mp_comm_from_group(g, stringtag, &c)))
+        return mp_ret(NULL, F, err);
+    from_group_finish(c, info, errhandler);
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
+
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    static const char *const F = "MPI_Intercomm_create_from_groups";
+    mp_group *lg = NULL, *rg = NULL;
+    mp_comm *c;
+    int err;
+    if ((err = mp_arg_initialized(F)) ||
+        (err = from_group_args(F, stringtag, info, errhandler, newintercomm)) ||
+        (err = arg_group(F, NULL, local_group, &lg)) ||
+        (err = arg_group(F, NULL, remote_group, &rg)) ||
+        (err = member_of(F, lg, "local_group")))
+        return err;
+    if (local_leader < 0 || local_leader >= lg->size)
+        return mp_error(NULL, MPI_ERR_RANK, F, "invalid local_leader %d in a group of size %d",
+                        local_leader, lg->size);
+    if (remote_leader < 0 || remote_leader >= rg->size)
+        return mp_error(NULL, MPI_ERR_RANK, F, "invalid remote_leader %d in a group of size %d",
+                        remote_leader, rg->size);
+    if (rg->rank != MPI_UNDEFINED)
+        return mp_error(NULL, MPI_ERR_GROUP, F, "the local and remote groups overlap (the "
+                        "calling process is in both)");
+    if ((err = mp_intercomm_from_groups(lg, local_leader, rg, remote_leader, stringtag, &c)))
+        return mp_ret(NULL, F, err);
+    from_group_finish(c, info, errhandler);
+    *newintercomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 
 /* No process of a MemPI job is spawned (MPI_Comm_spawn is not supported), so every process
  * has no parent, which the standard reports as MPI_COMM_NULL. */

@@ -318,63 +318,102 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 }
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                              const int array_of_subsizes[], const int array_of_starts[],
-                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* Records a subarray's or darray's contents: ints as the int form has them, or, for the
+ * _c forms with sizes beyond int (large != 0), the sizes as large counts and the rest as
+ * ints, as MPI_Type_get_contents_c lays them out. */
+static int finish_array(const char *F, mp_datatype *dt, int combiner, int nints,
+                        const int *ints, int nlarge, const MPI_Aint *large, mp_datatype *old,
+                        MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_subarray";
+    mp_type_set_contents(dt, combiner, nints, ints, 0, NULL, 1, &old);
+    if (nlarge) {
+        MPI_Count *c = mp_malloc((size_t)nlarge * sizeof(MPI_Count));
+        for (int i = 0; i < nlarge; i++)
+            c[i] = large[i];
+        mp_type_set_large(dt, nlarge, c);
+        free(c);
+    }
+    return mp_dtarg_new(F, dt, newtype);
+}
+
+int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI_Aint *subsizes,
+                      const MPI_Aint *starts, int order, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype, int large)
+{
     mp_datatype *old;
     int err;
     if ((err = common_args(F, 0, oldtype, &old, newtype)))
         return err;
     if (ndims <= 0)
         return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d (must be > 0)", ndims);
-    if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
-        (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
-        (err = mp_dtarg_ptr(F, "array_of_starts", array_of_starts)))
+    if ((err = mp_dtarg_ptr(F, "array_of_sizes", sizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_subsizes", subsizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_starts", starts)))
         return err;
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return mp_error(NULL, MPI_ERR_ARG, F, "invalid order %d (must be MPI_ORDER_C or "
                         "MPI_ORDER_FORTRAN)", order);
     for (int i = 0; i < ndims; i++) {
-        if (array_of_sizes[i] <= 0)
-            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_sizes[%d] = %d (must be > 0)", i,
-                            array_of_sizes[i]);
-        if (array_of_subsizes[i] < 0 || array_of_subsizes[i] > array_of_sizes[i])
-            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_subsizes[%d] = %d is outside "
-                            "[0, %d]", i, array_of_subsizes[i], array_of_sizes[i]);
-        if (array_of_starts[i] < 0 ||
-            array_of_starts[i] > array_of_sizes[i] - array_of_subsizes[i])
-            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_starts[%d] = %d is outside "
-                            "[0, %d]", i, array_of_starts[i],
-                            array_of_sizes[i] - array_of_subsizes[i]);
+        if (sizes[i] <= 0)
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_sizes[%d] = %ld (must be > 0)", i,
+                            (long)sizes[i]);
+        if (subsizes[i] < 0 || subsizes[i] > sizes[i])
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_subsizes[%d] = %ld is outside "
+                            "[0, %ld]", i, (long)subsizes[i], (long)sizes[i]);
+        if (starts[i] < 0 || starts[i] > sizes[i] - subsizes[i])
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_starts[%d] = %ld is outside "
+                            "[0, %ld]", i, (long)starts[i], (long)(sizes[i] - subsizes[i]));
     }
     MPI_Aint *a = mp_malloc(3 * (size_t)ndims * sizeof(MPI_Aint));
     int *ints = mp_malloc((3 * (size_t)ndims + 2) * sizeof(int));
-    ints[0] = ndims;
     for (int i = 0; i < ndims; i++) {
-        a[i] = array_of_sizes[i];
-        a[ndims + i] = array_of_subsizes[i];
-        a[2 * ndims + i] = array_of_starts[i];
-        ints[1 + i] = array_of_sizes[i];
-        ints[1 + ndims + i] = array_of_subsizes[i];
-        ints[1 + 2 * ndims + i] = array_of_starts[i];
+        a[i] = sizes[i];
+        a[ndims + i] = subsizes[i];
+        a[2 * ndims + i] = starts[i];
     }
-    ints[1 + 3 * ndims] = order;
+    ints[0] = ndims;
+    if (large) {
+        ints[1] = order;
+    } else {
+        for (int i = 0; i < 3 * ndims; i++)
+            ints[1 + i] = (int)a[i];
+        ints[1 + 3 * ndims] = order;
+    }
     mp_datatype *dt = mp_type_subarray(ndims, a, a + ndims, a + 2 * ndims, order, old);
-    err = finish(F, dt, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1, &old, newtype);
+    err = finish_array(F, dt, MPI_COMBINER_SUBARRAY, large ? 2 : 3 * ndims + 2, ints,
+                       large ? 3 * ndims : 0, a, old, newtype);
     free(a);
     free(ints);
     return err;
 }
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                              const int array_of_subsizes[], const int array_of_starts[],
+                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_subarray";
+    int err;
+    if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_starts", array_of_starts)))
+        return err;
+    size_t n = ndims > 0 ? (size_t)ndims : 1;
+    MPI_Aint *a = mp_malloc(3 * n * sizeof(MPI_Aint));
+    for (int i = 0; i < ndims; i++) {
+        a[i] = array_of_sizes[i];
+        a[n + i] = array_of_subsizes[i];
+        a[2 * n + i] = array_of_starts[i];
+    }
+    err = mp_dtarg_subarray(F, ndims, a, a + n, a + 2 * n, order, oldtype, newtype, 0);
+    free(a);
+    return err;
+}
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
+int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint *gsizes,
+                    const int *distribs, const int *dargs, const int *psizes, int order,
+                    MPI_Datatype oldtype, MPI_Datatype *newtype, int large)
 {
-    static const char *const F = "MPI_Type_create_darray";
     mp_datatype *old;
     int err;
     if ((err = common_args(F, 0, oldtype, &old, newtype)))
@@ -384,59 +423,78 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                         rank, size);
     if (ndims <= 0)
         return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d (must be > 0)", ndims);
-    if ((err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes)) ||
-        (err = mp_dtarg_ptr(F, "array_of_distribs", array_of_distribs)) ||
-        (err = mp_dtarg_ptr(F, "array_of_dargs", array_of_dargs)) ||
-        (err = mp_dtarg_ptr(F, "array_of_psizes", array_of_psizes)))
+    if ((err = mp_dtarg_ptr(F, "array_of_gsizes", gsizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_distribs", distribs)) ||
+        (err = mp_dtarg_ptr(F, "array_of_dargs", dargs)) ||
+        (err = mp_dtarg_ptr(F, "array_of_psizes", psizes)))
         return err;
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return mp_error(NULL, MPI_ERR_ARG, F, "invalid order %d (must be MPI_ORDER_C or "
                         "MPI_ORDER_FORTRAN)", order);
     long grid = 1;
     for (int i = 0; i < ndims; i++) {
-        int dist = array_of_distribs[i];
-        if (array_of_gsizes[i] <= 0 || array_of_psizes[i] <= 0)
-            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_gsizes[%d] = %d and "
-                            "array_of_psizes[%d] = %d must be > 0", i, array_of_gsizes[i], i,
-                            array_of_psizes[i]);
+        int dist = distribs[i];
+        if (gsizes[i] <= 0 || psizes[i] <= 0)
+            return mp_error(NULL, MPI_ERR_ARG, F, "array_of_gsizes[%d] = %ld and "
+                            "array_of_psizes[%d] = %d must be > 0", i, (long)gsizes[i], i,
+                            psizes[i]);
         if (dist != MPI_DISTRIBUTE_BLOCK && dist != MPI_DISTRIBUTE_CYCLIC &&
             dist != MPI_DISTRIBUTE_NONE)
             return mp_error(NULL, MPI_ERR_ARG, F, "invalid array_of_distribs[%d] = %d", i, dist);
-        if (dist == MPI_DISTRIBUTE_NONE && array_of_psizes[i] != 1)
+        if (dist == MPI_DISTRIBUTE_NONE && psizes[i] != 1)
             return mp_error(NULL, MPI_ERR_ARG, F, "array_of_psizes[%d] = %d must be 1 for "
-                            "MPI_DISTRIBUTE_NONE", i, array_of_psizes[i]);
-        if (array_of_dargs[i] != MPI_DISTRIBUTE_DFLT_DARG && array_of_dargs[i] <= 0 &&
+                            "MPI_DISTRIBUTE_NONE", i, psizes[i]);
+        if (dargs[i] != MPI_DISTRIBUTE_DFLT_DARG && dargs[i] <= 0 &&
             dist != MPI_DISTRIBUTE_NONE)
             return mp_error(NULL, MPI_ERR_ARG, F, "invalid array_of_dargs[%d] = %d", i,
-                            array_of_dargs[i]);
-        grid *= array_of_psizes[i];
+                            dargs[i]);
+        grid *= psizes[i];
     }
     if (grid != size)
         return mp_error(NULL, MPI_ERR_ARG, F, "the process grid has %ld processes, size is %d",
                         grid, size);
-    MPI_Aint *g = mp_malloc((size_t)ndims * sizeof(MPI_Aint));
-    int *ints = mp_malloc((4 * (size_t)ndims + 4) * sizeof(int));
-    ints[0] = size;
-    ints[1] = rank;
-    ints[2] = ndims;
-    for (int i = 0; i < ndims; i++) {
-        g[i] = array_of_gsizes[i];
-        ints[3 + i] = array_of_gsizes[i];
-        ints[3 + ndims + i] = array_of_distribs[i];
-        ints[3 + 2 * ndims + i] = array_of_dargs[i];
-        ints[3 + 3 * ndims + i] = array_of_psizes[i];
-    }
-    ints[3 + 4 * ndims] = order;
-    mp_datatype *dt = mp_type_darray(size, rank, ndims, g, array_of_distribs, array_of_dargs,
-                                     array_of_psizes, order, old);
+    /* ints: size, rank, ndims, [gsizes unless large], distribs, dargs, psizes, order */
+    int ng = large ? 0 : ndims;
+    int *ints = mp_malloc((4 * (size_t)ndims + 4) * sizeof(int)), *p = ints;
+    *p++ = size;
+    *p++ = rank;
+    *p++ = ndims;
+    for (int i = 0; i < ng; i++)
+        *p++ = (int)gsizes[i];
+    for (int i = 0; i < ndims; i++)
+        *p++ = distribs[i];
+    for (int i = 0; i < ndims; i++)
+        *p++ = dargs[i];
+    for (int i = 0; i < ndims; i++)
+        *p++ = psizes[i];
+    *p++ = order;
+    mp_datatype *dt = mp_type_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order,
+                                     old);
     if (dt == NULL)
         err = mp_error(NULL, MPI_ERR_ARG, F, "a block distribution's darg times the number "
                        "of processes does not cover the global size");
     else
-        err = finish(F, dt, MPI_COMBINER_DARRAY, 4 * ndims + 4, ints, 0, NULL, 1, &old,
-                     newtype);
-    free(g);
+        err = finish_array(F, dt, MPI_COMBINER_DARRAY, (int)(p - ints), ints,
+                           large ? ndims : 0, gsizes, old, newtype);
     free(ints);
+    return err;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    static const char *const F = "MPI_Type_create_darray";
+    int err;
+    if ((err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes)))
+        return err;
+    MPI_Aint *g = mp_malloc((size_t)(ndims > 0 ? ndims : 1) * sizeof(MPI_Aint));
+    for (int i = 0; i < ndims; i++)
+        g[i] = array_of_gsizes[i];
+    err = mp_dtarg_darray(F, size, rank, ndims, g, array_of_distribs, array_of_dargs,
+                          array_of_psizes, order, oldtype, newtype, 0);
+    free(g);
     return err;
 }
 #pragma weak MPI_Type_create_darray = PMPI_Type_create_darray

@@ -1,41 +1,41 @@
 /* datatype_large.c -- the MPI-4 large-count (_c) datatype constructors, envelope and contents,
  * and MPI_Status_set_elements.  MemPI, BSD-3-Clause (see LICENSE).
  *
- * The _c constructors forward to the int forms when every count fits in an int, which covers
- * the programs that use them today; larger arguments fail with MPI_ERR_COUNT and a message
- * saying so, rather than being silently truncated.  Types therefore never carry "large
- * counts" in their contents: MPI_Type_get_envelope_c reports num_large_counts = 0.
+ * The datatype engine is MPI_Count-wide throughout (loop counts, strides, sizes and stream
+ * offsets are 64-bit), so a _c constructor may describe more than INT_MAX elements or bytes.
+ * When every count argument fits in an int, a _c constructor forwards to its int form, so
+ * the type records int contents exactly as that form would (programs that use _c names with
+ * small values see the familiar envelope).  Otherwise it builds the type itself and records
+ * the counts as large counts laid out as the MPI-4 table for MPI_Type_get_contents_c says;
+ * the int MPI_Type_get_envelope/get_contents then fail with MPI_ERR_TYPE for that type,
+ * since its contents cannot be expressed without large counts.
  */
 #include "binding/binding.h"
 #include "datatype/engine.h"
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int fits(const char *F, const char *what, MPI_Count v)
+static int fits(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
+
+static int all_fit(MPI_Count n, const MPI_Count *a)
 {
-    if (v >= INT_MIN && v <= INT_MAX)
-        return MPI_SUCCESS;
-    return mp_error(NULL, MPI_ERR_COUNT, F, "%s = %lld does not fit in an int; MemPI's datatype "
-                    "constructors support int counts only", what, (long long)v);
+    for (MPI_Count i = 0; a && i < n; i++)
+        if (!fits(a[i]))
+            return 0;
+    return 1;
 }
 
-/* Copies n MPI_Counts into a new int array (NULL when n == 0 or src is NULL). */
-static int to_ints(const char *F, const char *what, MPI_Count n, const MPI_Count *src, int **out)
+/* Copies n MPI_Counts into a new int array (every value fits; NULL when n == 0 or src is
+ * NULL, as the int forms check their pointers themselves). */
+static int *to_ints(MPI_Count n, const MPI_Count *src)
 {
-    *out = NULL;
     if (n <= 0 || src == NULL)
-        return MPI_SUCCESS;
+        return NULL;
     int *a = mp_malloc((size_t)n * sizeof(int));
-    for (MPI_Count i = 0; i < n; i++) {
-        int err = fits(F, what, src[i]);
-        if (err) {
-            free(a);
-            return err;
-        }
+    for (MPI_Count i = 0; i < n; i++)
         a[i] = (int)src[i];
-    }
-    *out = a;
-    return MPI_SUCCESS;
+    return a;
 }
 
 static MPI_Aint *to_aints(MPI_Count n, const MPI_Count *src)
@@ -48,55 +48,148 @@ static MPI_Aint *to_aints(MPI_Count n, const MPI_Count *src)
     return a;
 }
 
+/* The prologue of the large paths: count >= 0, newtype and oldtype valid. */
+static int large_args(const char *F, MPI_Count count, MPI_Datatype oldtype, mp_datatype **old,
+                      const void *newtype)
+{
+    int err;
+    if ((err = mp_dtarg_nonneg(F, "count", count)) ||
+        (err = mp_dtarg_ptr(F, "newtype", newtype)))
+        return err;
+    return mp_dtarg_type(F, "oldtype", oldtype, MP_DTARG_UNCOMMITTED, old);
+}
+
+static int check_counts(const char *F, const char *what, MPI_Count n, const MPI_Count *a)
+{
+    if (n > 0 && a == NULL)
+        return mp_error(NULL, MPI_ERR_ARG, F, "%s is NULL", what);
+    for (MPI_Count i = 0; i < n; i++)
+        if (a[i] < 0)
+            return mp_error(NULL, MPI_ERR_ARG, F, "%s[%lld] = %lld is negative", what,
+                            (long long)i, (long long)a[i]);
+    return MPI_SUCCESS;
+}
+
+/* Records contents with large counts and registers the new type. */
+static int finish_large(const char *F, mp_datatype *dt, int combiner, int nints,
+                        const int *ints, MPI_Count nlarge, const MPI_Count *large, int ntypes,
+                        mp_datatype *const *types, MPI_Datatype *newtype)
+{
+    mp_type_set_contents(dt, combiner, nints, ints, 0, NULL, ntypes, types);
+    mp_type_set_large(dt, (int)nlarge, large);
+    return mp_dtarg_new(F, dt, newtype);
+}
+
+/* count, then n1 values of a, then n2 values of b: the large-count array of most combiners */
+static MPI_Count *concat(MPI_Count first, MPI_Count n1, const MPI_Count *a, MPI_Count n2,
+                         const MPI_Count *b)
+{
+    MPI_Count *c = mp_malloc((size_t)(1 + n1 + n2) * sizeof(MPI_Count));
+    c[0] = first;
+    for (MPI_Count i = 0; i < n1; i++)
+        c[1 + i] = a[i];
+    for (MPI_Count i = 0; i < n2; i++)
+        c[1 + n1 + i] = b[i];
+    return c;
+}
+
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int err = fits("MPI_Type_contiguous_c", "count", count);
-    return err ? err : PMPI_Type_contiguous((int)count, oldtype, newtype);
+    static const char *const F = "MPI_Type_contiguous_c";
+    mp_datatype *old;
+    int err;
+    if (fits(count))
+        return PMPI_Type_contiguous((int)count, oldtype, newtype);
+    if ((err = large_args(F, count, oldtype, &old, newtype)))
+        return err;
+    mp_datatype *dt = mp_type_contiguous(count, old);
+    return finish_large(F, dt, MPI_COMBINER_CONTIGUOUS, 0, NULL, 1, &count, 1, &old, newtype);
 }
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+
+static int vector_c(const char *F, int combiner, MPI_Count count, MPI_Count blocklength,
+                    MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    mp_datatype *old;
+    int err;
+    if ((err = large_args(F, count, oldtype, &old, newtype)) ||
+        (err = mp_dtarg_nonneg(F, "blocklength", blocklength)))
+        return err;
+    MPI_Aint bytes = combiner == MPI_COMBINER_VECTOR ? stride * old->extent : stride;
+    mp_datatype *dt = mp_type_hvector(count, blocklength, bytes, old);
+    MPI_Count c[3] = { count, blocklength, stride };
+    return finish_large(F, dt, combiner, 0, NULL, 3, c, 1, &old, newtype);
+}
 
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_vector_c";
-    int err;
-    if ((err = fits(F, "count", count)) || (err = fits(F, "blocklength", blocklength)) ||
-        (err = fits(F, "stride", stride)))
-        return err;
-    return PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
+    if (fits(count) && fits(blocklength) && fits(stride))
+        return PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
+    return vector_c("MPI_Type_vector_c", MPI_COMBINER_VECTOR, count, blocklength, stride,
+                    oldtype, newtype);
 }
 #pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
 
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_hvector_c";
-    int err;
-    if ((err = fits(F, "count", count)) || (err = fits(F, "blocklength", blocklength)))
-        return err;
-    return PMPI_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride, oldtype,
-                                    newtype);
+    if (fits(count) && fits(blocklength))
+        return PMPI_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride,
+                                        oldtype, newtype);
+    return vector_c("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, count, blocklength,
+                    stride, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
+
+/* indexed, hindexed (bl != NULL) and indexed_block, hindexed_block (bl == NULL): displs
+ * in elements of oldtype when `elements`, else in bytes. */
+static int indexed_c(const char *F, int combiner, MPI_Count count, const MPI_Count *bl,
+                     MPI_Count blocklength, const MPI_Count *displs, int elements,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    mp_datatype *old;
+    int err;
+    if ((err = large_args(F, count, oldtype, &old, newtype)) ||
+        (bl && (err = check_counts(F, "array_of_blocklengths", count, bl))) ||
+        (!bl && (err = mp_dtarg_nonneg(F, "blocklength", blocklength))))
+        return err;
+    if (count > 0 && displs == NULL)
+        return mp_error(NULL, MPI_ERR_ARG, F, "array_of_displacements is NULL");
+    size_t n = (size_t)(count ? count : 1);
+    MPI_Aint *blen = bl ? mp_malloc(n * sizeof(MPI_Aint)) : NULL;
+    MPI_Aint *disp = mp_malloc(n * sizeof(MPI_Aint));
+    for (MPI_Count i = 0; i < count; i++) {
+        if (bl)
+            blen[i] = bl[i];
+        disp[i] = elements ? displs[i] * old->extent : displs[i];
+    }
+    mp_datatype *dt = mp_type_hindexed(count, blen, blocklength, disp, old);
+    MPI_Count *c = bl ? concat(count, count, bl, count, displs)
+                      : concat(count, 1, &blocklength, count, displs);
+    err = finish_large(F, dt, combiner, 0, NULL, bl ? 1 + 2 * count : 2 + count, c, 1, &old,
+                       newtype);
+    free(blen);
+    free(disp);
+    free(c);
+    return err;
+}
 
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                         MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_indexed_c";
-    int *bl, *d, err;
-    if ((err = fits(F, "count", count)))
-        return err;
-    if ((err = to_ints(F, "a block length", count, array_of_blocklengths, &bl)))
-        return err;
-    if ((err = to_ints(F, "a displacement", count, array_of_displacements, &d))) {
+    if (fits(count) && all_fit(count, array_of_blocklengths) &&
+        all_fit(count, array_of_displacements)) {
+        int *bl = to_ints(count, array_of_blocklengths);
+        int *d = to_ints(count, array_of_displacements);
+        int err = PMPI_Type_indexed((int)count, bl, d, oldtype, newtype);
         free(bl);
+        free(d);
         return err;
     }
-    err = PMPI_Type_indexed((int)count, bl, d, oldtype, newtype);
-    free(bl);
-    free(d);
-    return err;
+    return indexed_c("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, count, array_of_blocklengths,
+                     0, array_of_displacements, 1, oldtype, newtype);
 }
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 
@@ -104,16 +197,16 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_hindexed_c";
-    int *bl, err;
-    if ((err = fits(F, "count", count)) ||
-        (err = to_ints(F, "a block length", count, array_of_blocklengths, &bl)))
+    if (fits(count) && all_fit(count, array_of_blocklengths)) {
+        int *bl = to_ints(count, array_of_blocklengths);
+        MPI_Aint *d = to_aints(count, array_of_displacements);
+        int err = PMPI_Type_create_hindexed((int)count, bl, d, oldtype, newtype);
+        free(bl);
+        free(d);
         return err;
-    MPI_Aint *d = to_aints(count, array_of_displacements);
-    err = PMPI_Type_create_hindexed((int)count, bl, d, oldtype, newtype);
-    free(bl);
-    free(d);
-    return err;
+    }
+    return indexed_c("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, count,
+                     array_of_blocklengths, 0, array_of_displacements, 0, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
 
@@ -121,14 +214,15 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count array_of_displacements[],
                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_indexed_block_c";
-    int *d, err;
-    if ((err = fits(F, "count", count)) || (err = fits(F, "blocklength", blocklength)) ||
-        (err = to_ints(F, "a displacement", count, array_of_displacements, &d)))
+    if (fits(count) && fits(blocklength) && all_fit(count, array_of_displacements)) {
+        int *d = to_ints(count, array_of_displacements);
+        int err = PMPI_Type_create_indexed_block((int)count, (int)blocklength, d, oldtype,
+                                                 newtype);
+        free(d);
         return err;
-    err = PMPI_Type_create_indexed_block((int)count, (int)blocklength, d, oldtype, newtype);
-    free(d);
-    return err;
+    }
+    return indexed_c("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, count,
+                     NULL, blocklength, array_of_displacements, 1, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 
@@ -136,14 +230,15 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Count array_of_displacements[],
                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_hindexed_block_c";
-    int err;
-    if ((err = fits(F, "count", count)) || (err = fits(F, "blocklength", blocklength)))
+    if (fits(count) && fits(blocklength)) {
+        MPI_Aint *d = to_aints(count, array_of_displacements);
+        int err = PMPI_Type_create_hindexed_block((int)count, (int)blocklength, d, oldtype,
+                                                  newtype);
+        free(d);
         return err;
-    MPI_Aint *d = to_aints(count, array_of_displacements);
-    err = PMPI_Type_create_hindexed_block((int)count, (int)blocklength, d, oldtype, newtype);
-    free(d);
-    return err;
+    }
+    return indexed_c("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, count,
+                     NULL, blocklength, array_of_displacements, 0, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
 
@@ -152,14 +247,41 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_struct_c";
-    int *bl, err;
-    if ((err = fits(F, "count", count)) ||
-        (err = to_ints(F, "a block length", count, array_of_blocklengths, &bl)))
+    int err;
+    if (fits(count) && all_fit(count, array_of_blocklengths)) {
+        int *bl = to_ints(count, array_of_blocklengths);
+        MPI_Aint *d = to_aints(count, array_of_displacements);
+        err = PMPI_Type_create_struct((int)count, bl, d, array_of_types, newtype);
+        free(bl);
+        free(d);
         return err;
+    }
+    if ((err = mp_dtarg_nonneg(F, "count", count)) ||
+        (err = mp_dtarg_ptr(F, "newtype", newtype)) ||
+        (err = check_counts(F, "array_of_blocklengths", count, array_of_blocklengths)) ||
+        (err = mp_dtarg_ptr(F, "array_of_displacements", array_of_displacements)) ||
+        (err = mp_dtarg_ptr(F, "array_of_types", array_of_types)))
+        return err;
+    mp_datatype **t = mp_malloc((size_t)count * sizeof *t);
+    for (MPI_Count i = 0; i < count; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "array_of_types[%lld]", (long long)i);
+        if ((err = mp_dtarg_type(F, what, array_of_types[i],
+                                 MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS, &t[i]))) {
+            free(t);
+            return err;
+        }
+    }
+    MPI_Aint *bl = to_aints(count, array_of_blocklengths);
     MPI_Aint *d = to_aints(count, array_of_displacements);
-    err = PMPI_Type_create_struct((int)count, bl, d, array_of_types, newtype);
+    mp_datatype *dt = mp_type_struct(count, bl, d, t);
+    MPI_Count *c = concat(count, count, array_of_blocklengths, count, array_of_displacements);
+    err = finish_large(F, dt, MPI_COMBINER_STRUCT, 0, NULL, 1 + 2 * count, c, (int)count, t,
+                       newtype);
     free(bl);
     free(d);
+    free(c);
+    free(t);
     return err;
 }
 #pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
@@ -177,13 +299,17 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_subarray_c";
-    int *s = NULL, *ss = NULL, *st = NULL, err;
-    if ((err = to_ints(F, "a size", ndims, array_of_sizes, &s)) ||
-        (err = to_ints(F, "a subsize", ndims, array_of_subsizes, &ss)) ||
-        (err = to_ints(F, "a start", ndims, array_of_starts, &st)))
-        goto out;
-    err = PMPI_Type_create_subarray(ndims, s, ss, st, order, oldtype, newtype);
-out:
+    int err;
+    if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
+        (err = mp_dtarg_ptr(F, "array_of_starts", array_of_starts)))
+        return err;
+    int n = ndims > 0 ? ndims : 0;
+    int large = !all_fit(n, array_of_sizes) || !all_fit(n, array_of_subsizes) ||
+                !all_fit(n, array_of_starts);
+    MPI_Aint *s = to_aints(n, array_of_sizes), *ss = to_aints(n, array_of_subsizes);
+    MPI_Aint *st = to_aints(n, array_of_starts);
+    err = mp_dtarg_subarray(F, ndims, s, ss, st, order, oldtype, newtype, large);
     free(s);
     free(ss);
     free(st);
@@ -196,11 +322,14 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               const int array_of_psizes[], int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    int *g, err;
-    if ((err = to_ints("MPI_Type_create_darray_c", "a global size", ndims, array_of_gsizes, &g)))
+    static const char *const F = "MPI_Type_create_darray_c";
+    int err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes);
+    if (err)
         return err;
-    err = PMPI_Type_create_darray(size, rank, ndims, g, array_of_distribs, array_of_dargs,
-                                  array_of_psizes, order, oldtype, newtype);
+    int n = ndims > 0 ? ndims : 0;
+    MPI_Aint *g = to_aints(n, array_of_gsizes);
+    err = mp_dtarg_darray(F, size, rank, ndims, g, array_of_distribs, array_of_dargs,
+                          array_of_psizes, order, oldtype, newtype, !all_fit(n, array_of_gsizes));
     free(g);
     return err;
 }
@@ -211,17 +340,22 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
                              MPI_Count *num_datatypes, int *combiner)
 {
     static const char *const F = "MPI_Type_get_envelope_c";
-    int ni, na, nd, err;
-    if ((err = mp_dtarg_ptr(F, "num_integers", num_integers)) ||
+    mp_datatype *dt;
+    int err;
+    if ((err = mp_dtarg_type(F, "datatype", datatype, MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS,
+                             &dt)) ||
+        (err = mp_dtarg_ptr(F, "num_integers", num_integers)) ||
         (err = mp_dtarg_ptr(F, "num_addresses", num_addresses)) ||
         (err = mp_dtarg_ptr(F, "num_large_counts", num_large_counts)) ||
         (err = mp_dtarg_ptr(F, "num_datatypes", num_datatypes)) ||
-        (err = PMPI_Type_get_envelope(datatype, &ni, &na, &nd, combiner)))
+        (err = mp_dtarg_ptr(F, "combiner", combiner)))
         return err;
-    *num_integers = ni;
-    *num_addresses = na;
-    *num_large_counts = 0;
-    *num_datatypes = nd;
+    const mp_dtinfo *info = mp_dt_info(dt);
+    *combiner = info->combiner;
+    *num_integers = info->nints;
+    *num_addresses = info->naints;
+    *num_large_counts = info->nlarge;
+    *num_datatypes = info->ntypes;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
@@ -232,12 +366,25 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
                              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[])
 {
-    (void)max_large_counts;
-    (void)array_of_large_counts;
-    return PMPI_Type_get_contents(datatype, max_integers > INT_MAX ? INT_MAX : (int)max_integers,
-                                  max_addresses > INT_MAX ? INT_MAX : (int)max_addresses,
-                                  max_datatypes > INT_MAX ? INT_MAX : (int)max_datatypes,
-                                  array_of_integers, array_of_addresses, array_of_datatypes);
+    static const char *const F = "MPI_Type_get_contents_c";
+    mp_datatype *dt;
+    int err = mp_dtarg_type(F, "datatype", datatype, MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS,
+                            &dt);
+    if (err)
+        return err;
+    const mp_dtinfo *info = mp_dt_info(dt);
+    if (info->nlarge == 0)
+        return mp_contents(F, dt, max_integers, max_addresses, max_datatypes,
+                           array_of_integers, array_of_addresses, array_of_datatypes);
+    if (max_large_counts < info->nlarge)
+        return mp_error(NULL, MPI_ERR_ARG, F, "array_of_large_counts too small: need %d, "
+                        "got %lld", info->nlarge, (long long)max_large_counts);
+    if ((err = mp_dtarg_ptr(F, "array_of_large_counts", array_of_large_counts)) ||
+        (err = mp_contents(F, dt, max_integers, max_addresses, max_datatypes,
+                           array_of_integers, array_of_addresses, array_of_datatypes)))
+        return err;
+    memcpy(array_of_large_counts, info->large, (size_t)info->nlarge * sizeof(MPI_Count));
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 

@@ -7,6 +7,7 @@
  */
 #include "binding/binding.h"
 #include "datatype/engine.h"
+#include <pthread.h>
 #include <string.h>
 
 static int query_type(const char *F, MPI_Datatype h, mp_datatype **dt)
@@ -156,6 +157,14 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 /* ---------------------------------------------------------------------------------------------
  * Envelope and contents
  * ------------------------------------------------------------------------------------------- */
+/* A type built by a _c constructor with counts beyond int has large-count contents, which
+ * only the _c forms of get_envelope/get_contents can return. */
+static int large_only(const char *F, const mp_datatype *dt)
+{
+    return mp_error(NULL, MPI_ERR_TYPE, F, "datatype 0x%x was built with counts beyond int "
+                    "and has large-count contents; use %s_c", (unsigned)dt->handle, F);
+}
+
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
@@ -169,6 +178,8 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
         (err = mp_dtarg_ptr(F, "combiner", combiner)))
         return err;
     const mp_dtinfo *info = mp_dt_info(dt);
+    if (info->nlarge)
+        return large_only(F, dt);
     *combiner = info->combiner;
     *num_integers = info->nints;
     *num_addresses = info->naints;
@@ -177,15 +188,11 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int array_of_integers[],
-                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+int mp_contents(const char *F, mp_datatype *dt, MPI_Count max_integers,
+                MPI_Count max_addresses, MPI_Count max_datatypes, int array_of_integers[],
+                MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    static const char *const F = "MPI_Type_get_contents";
-    mp_datatype *dt;
     int err;
-    if ((err = query_type(F, datatype, &dt)))
-        return err;
     const mp_dtinfo *info = mp_dt_info(dt);
     if (info->combiner == MPI_COMBINER_NAMED)
         return mp_error(NULL, MPI_ERR_ARG, F, "datatype %s is predefined (combiner "
@@ -193,8 +200,9 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     if (max_integers < info->nints || max_addresses < info->naints ||
         max_datatypes < info->ntypes)
         return mp_error(NULL, MPI_ERR_ARG, F, "arrays too small: need %d integers, %d "
-                        "addresses, %d datatypes; got %d, %d, %d", info->nints, info->naints,
-                        info->ntypes, max_integers, max_addresses, max_datatypes);
+                        "addresses, %d datatypes; got %lld, %lld, %lld", info->nints,
+                        info->naints, info->ntypes, (long long)max_integers,
+                        (long long)max_addresses, (long long)max_datatypes);
     if ((info->nints && (err = mp_dtarg_ptr(F, "array_of_integers", array_of_integers))) ||
         (info->naints && (err = mp_dtarg_ptr(F, "array_of_addresses", array_of_addresses))) ||
         (info->ntypes && (err = mp_dtarg_ptr(F, "array_of_datatypes", array_of_datatypes))))
@@ -212,6 +220,21 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
         }
     }
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    static const char *const F = "MPI_Type_get_contents";
+    mp_datatype *dt;
+    int err;
+    if ((err = query_type(F, datatype, &dt)))
+        return err;
+    if (mp_dt_info(dt)->nlarge)
+        return large_only(F, dt);
+    return mp_contents(F, dt, max_integers, max_addresses, max_datatypes, array_of_integers,
+                       array_of_addresses, array_of_datatypes);
 }
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 
@@ -340,9 +363,65 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 
 /* ---------------------------------------------------------------------------------------------
- * Fortran 90 parameterized types: the smallest predefined type with the requested precision
- * and range (returned as the predefined handle itself).
+ * Fortran 90 parameterized types.  The standard makes the result a predefined type of its
+ * own: MPI_Type_get_envelope reports MPI_COMBINER_F90_REAL/COMPLEX (integers p, r) or
+ * MPI_COMBINER_F90_INTEGER (integer r), it must not be freed, and repeated calls with the
+ * same (p, r) return the same handle.  Each one is a copy of the smallest named type with the
+ * requested precision and range (same layout, same basic type for reductions, same type
+ * signature, so it matches the named type in communication), marked is_builtin so that it is
+ * never reference-counted or freed, and kept in a small cache for the life of the process.
  * ------------------------------------------------------------------------------------------- */
+typedef struct f90_entry {
+    int combiner, p, r;
+    MPI_Datatype handle;
+} f90_entry;
+
+static f90_entry *f90_cache;
+static int f90_n, f90_cap;
+static pthread_mutex_t f90_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Returns the cached type for (combiner, p, r), creating it as a copy of `named`. */
+static int f90_type(const char *F, int combiner, int p, int r, MPI_Datatype named,
+                    MPI_Datatype *newtype)
+{
+    int err = MPI_SUCCESS;
+    pthread_mutex_lock(&f90_lock);
+    for (int i = 0; i < f90_n; i++)
+        if (f90_cache[i].combiner == combiner && f90_cache[i].p == p && f90_cache[i].r == r) {
+            *newtype = f90_cache[i].handle;
+            goto out;
+        }
+    mp_datatype *base = mp_datatype_get(named);
+    mp_datatype *dt = mp_type_dup(base);
+    mp_dtinfo *info = mp_dt_info(dt);
+    const mp_dtinfo *bi = mp_dt_info(base);
+    info->swap = bi->swap;
+    info->pair = bi->pair;
+    int ints[2] = { p, r };
+    if (combiner == MPI_COMBINER_F90_INTEGER)
+        mp_type_set_contents(dt, combiner, 1, &r, 0, NULL, 0, NULL);
+    else
+        mp_type_set_contents(dt, combiner, 2, ints, 0, NULL, 0, NULL);
+    dt->committed = 1;
+    snprintf(dt->name, sizeof dt->name, "%s", base->name);
+    MPI_Datatype h;
+    if ((err = mp_datatype_register(dt, &h))) {
+        err = mp_error_raise(NULL, err, F);
+        goto out;
+    }
+    dt->is_builtin = 1;                   /* from now on: no reference counting, no free */
+    if (f90_n == f90_cap) {
+        f90_cap = f90_cap ? 2 * f90_cap : 8;
+        f90_cache = mp_realloc(f90_cache, (size_t)f90_cap * sizeof *f90_cache);
+    }
+    f90_cache[f90_n++] = (f90_entry){ combiner, p, r, h };
+    *newtype = h;
+out:
+    pthread_mutex_unlock(&f90_lock);
+    return err;
+}
+
+/* Index into {4, 8, 16}-byte reals of the smallest one with precision p and range r. */
 static int f90_real_index(int p, int r)
 {
     if (p == MPI_UNDEFINED)
@@ -358,17 +437,29 @@ static int f90_real_index(int p, int r)
     return -1;
 }
 
+static int f90_real_args(const char *F, const char *kind, int p, int r, MPI_Datatype *newtype)
+{
+    int err = mp_dtarg_ptr(F, "newtype", newtype);
+    if (err)
+        return err;
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+        return mp_error(NULL, MPI_ERR_ARG, F, "p and r are both MPI_UNDEFINED");
+    if ((p < 0 && p != MPI_UNDEFINED) || (r < 0 && r != MPI_UNDEFINED))
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid precision %d or range %d (must be >= 0 "
+                        "or MPI_UNDEFINED)", p, r);
+    if (f90_real_index(p, r) < 0)
+        return mp_error(NULL, MPI_ERR_ARG, F, "no %s type has precision %d and range %d",
+                        kind, p, r);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_f90_real";
     static const MPI_Datatype reals[] = { MPI_REAL4, MPI_REAL8, MPI_REAL16 };
-    int err = mp_dtarg_ptr(F, "newtype", newtype), i = f90_real_index(p, r);
-    if (err)
-        return err;
-    if (i < 0)
-        return mp_error(NULL, MPI_ERR_ARG, F, "no real type has precision %d and range %d", p, r);
-    *newtype = reals[i];
-    return MPI_SUCCESS;
+    int err = f90_real_args(F, "real", p, r, newtype);
+    return err ? err : f90_type(F, MPI_COMBINER_F90_REAL, p, r, reals[f90_real_index(p, r)],
+                                newtype);
 }
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 
@@ -376,33 +467,31 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_f90_complex";
     static const MPI_Datatype cplx[] = { MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
-    int err = mp_dtarg_ptr(F, "newtype", newtype), i = f90_real_index(p, r);
-    if (err)
-        return err;
-    if (i < 0)
-        return mp_error(NULL, MPI_ERR_ARG, F, "no complex type has precision %d and range %d",
-                        p, r);
-    *newtype = cplx[i];
-    return MPI_SUCCESS;
+    int err = f90_real_args(F, "complex", p, r, newtype);
+    return err ? err : f90_type(F, MPI_COMBINER_F90_COMPLEX, p, r, cplx[f90_real_index(p, r)],
+                                newtype);
 }
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_f90_integer";
+    MPI_Datatype named;
     int err = mp_dtarg_ptr(F, "newtype", newtype);
     if (err)
         return err;
+    if (r < 0 || r == MPI_UNDEFINED)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid range %d (must be >= 0)", r);
     if (r <= 2)
-        *newtype = MPI_INTEGER1;
+        named = MPI_INTEGER1;
     else if (r <= 4)
-        *newtype = MPI_INTEGER2;
+        named = MPI_INTEGER2;
     else if (r <= 9)
-        *newtype = MPI_INTEGER4;
+        named = MPI_INTEGER4;
     else if (r <= 18)
-        *newtype = MPI_INTEGER8;
+        named = MPI_INTEGER8;
     else
         return mp_error(NULL, MPI_ERR_ARG, F, "no integer type has range %d", r);
-    return MPI_SUCCESS;
+    return f90_type(F, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, named, newtype);
 }
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer

@@ -80,7 +80,8 @@ int *mp_xfer_all_ranks(int n);
 enum {
     MP_TAG_CTX_REDUCE = MP_TAG_COMM_BASE, MP_TAG_CTX_BCAST, MP_TAG_SPLIT, MP_TAG_INTER,
     MP_TAG_MERGE, MP_TAG_TOPO = MP_TAG_COMM_BASE + 0x100, /* and +1 (dist graph exchange) */
-    MP_TAG_GROUP_CREATE = MP_TAG_COMM_BASE + 0x10000      /* + (user tag & 0xffff) */
+    MP_TAG_GROUP_CREATE = MP_TAG_COMM_BASE + 0x10000,     /* + (user tag & 0xffff) */
+    MP_TAG_FROM_GROUP = MP_TAG_COMM_BASE + 0x20000        /* + (stringtag hash & 0xffff) */
 };
 
 /* Builds a new communicator over `world` (takes ownership) inheriting parent's error handler,
@@ -103,6 +104,16 @@ mp_comm *mp_intercomm_local(mp_comm *inter);
 int  mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
                          int tag, mp_comm **out);
 int  mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out);
+/* MPI-4 creation from groups alone (no parent communicator; every MemPI process is in
+ * MPI_COMM_WORLD, whose collective context carries the messages, tagged by a hash of
+ * stringtag).  The caller must be a member of g / local_group. */
+int  mp_comm_from_group(mp_group *g, const char *stringtag, mp_comm **out);
+int  mp_intercomm_from_groups(mp_group *local_group, int local_leader, mp_group *remote_group,
+                              int remote_leader, const char *stringtag, mp_comm **out);
+/* Collective over an intercommunicator: the intercommunicator between this side's members
+ * with color `color` (ordered by key, then rank) and the other side's members with the same
+ * color; *out = NULL for MPI_UNDEFINED or when the other side has no such member. */
+int  mp_intercomm_subset(mp_comm *inter, int color, int key, mp_comm **out);
 
 /* ---------------------------------------------------------------------------------------------
  * Topologies (topo.c): comm->topo

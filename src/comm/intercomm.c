@@ -13,6 +13,14 @@
  * collective layer use for local steps (mp_intercomm_local).
  *
  * Leaders also exchange the world ranks of their groups, and for merge the "high" flags.
+ *
+ * Split and create on an intercommunicator (mp_intercomm_subset) need no new machinery:
+ * each group gathers its members' (color, key) over its hidden local communicator, the
+ * leaders swap the two lists, and one agreement over both whole groups picks an id that
+ * every resulting intercommunicator uses (they have disjoint members, as the parts of an
+ * intracommunicator split share one id).  A process claims the id only if it gets a
+ * communicator: its color is not MPI_UNDEFINED and the other group has members of that
+ * color.  MPI_Comm_create is the special case color = "in my side's group", key = rank in it.
  * The merged group puts the low group first; with equal flags the group whose leader has the
  * smaller world rank goes first, so both sides agree.
  */
@@ -45,7 +53,7 @@ static int *leader_first(mp_comm *local, int leader, int *me)
 /* Agrees on an id free in both groups (ctx[0]) and, if want_local, an id free in the local
  * group (ctx[1]) for the hidden local communicator. */
 static int inter_agree(mp_comm *local, const int *ranks, int me, const bridge *b,
-                       int want_local, int *ctx)
+                       int want_local, int claim, int *ctx)
 {
     uint32_t *mine = mp_malloc(sizeof(uint32_t) * MP_CTX_WORDS);
     uint32_t *theirs = mp_malloc(sizeof(uint32_t) * MP_CTX_WORDS);
@@ -83,7 +91,7 @@ static int inter_agree(mp_comm *local, const int *ranks, int me, const bridge *b
         if (!err)
             err = mp_xfer_bcast(local, ranks, local->size, me, MP_TAG_INTER, res, sizeof res);
         int ok = !err && res[2] == V_OK;
-        mp_ctx_finish(took, res, want_local ? 2 : 1, ok);
+        mp_ctx_finish(took, res, want_local ? 2 : 1, ok && claim);
         if (err)
             break;
         if (res[2] == V_RETRY) {
@@ -161,7 +169,7 @@ static int inter_finish(mp_comm *parent, mp_comm *local, const int *ranks, int m
                         const bridge *b, mp_comm **out)
 {
     int ctx[2], *remote = NULL, nremote = 0, err;
-    if ((err = inter_agree(local, ranks, me, b, 1, ctx)))
+    if ((err = inter_agree(local, ranks, me, b, 1, 1, ctx)))
         return err;
     if ((err = inter_swap(local, ranks, me, b, local->world, local->size, &remote, &nremote))) {
         mp_ctx_release(ctx[0]);
@@ -177,15 +185,20 @@ static int inter_finish(mp_comm *parent, mp_comm *local, const int *ranks, int m
     return MPI_SUCCESS;
 }
 
-int mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
-                        int tag, mp_comm **out)
+static int intercomm_create(mp_comm *local, int local_leader, const bridge *b, mp_comm **out)
 {
     int me = 0;
     int *ranks = leader_first(local, local_leader, &me);
-    bridge b = { peer, remote_leader, tag, MP_CTX_PT2PT };
-    int err = inter_finish(local, local, ranks, me, &b, out);
+    int err = inter_finish(local, local, ranks, me, b, out);
     free(ranks);
     return err;
+}
+
+int mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
+                        int tag, mp_comm **out)
+{
+    bridge b = { peer, remote_leader, tag, MP_CTX_PT2PT };
+    return intercomm_create(local, local_leader, &b, out);
 }
 
 int mp_intercomm_dup(mp_comm *inter, mp_comm **out)
@@ -212,7 +225,7 @@ int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
     int info[2] = { high ? 1 : 0, local->world[0] }, *rinfo = NULL, n = 0;
     err = inter_swap(local, ranks, me, &b, info, 2, &rinfo, &n);
     if (!err)
-        err = inter_agree(local, ranks, me, &b, 0, ctx);
+        err = inter_agree(local, ranks, me, &b, 0, 1, ctx);
     free(ranks);
     if (err) {
         free(rinfo);
@@ -233,4 +246,137 @@ int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
         return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
     }
     return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Split and create on intercommunicators
+ * ------------------------------------------------------------------------------------------- */
+typedef struct member {
+    int color, key, rank;             /* rank: in the side's group (sort tie-break) */
+} member;
+
+static int member_order(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The members of one side with color `color`, ordered by (key, rank), as world ranks;
+ * *pos = index of side rank `rank` in the result (if present). */
+static int *pick(const member *all, int n, const int *world, int color, int rank, int *count,
+                 int *pos)
+{
+    member *m = mp_malloc(sizeof(member) * (size_t)(n ? n : 1));
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].color == color)
+            m[k++] = all[i];
+    qsort(m, (size_t)k, sizeof *m, member_order);
+    int *w = mp_malloc(sizeof(int) * (size_t)(k ? k : 1));
+    for (int i = 0; i < k; i++) {
+        w[i] = world[m[i].rank];
+        if (m[i].rank == rank)
+            *pos = i;
+    }
+    free(m);
+    *count = k;
+    return w;
+}
+
+int mp_intercomm_subset(mp_comm *inter, int color, int key, mp_comm **out)
+{
+    *out = NULL;
+    mp_comm *local = mp_intercomm_local(inter);
+    if (!local)
+        return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
+    int n = local->size, me = 0, err, nr = 0, *flat = NULL;
+    int *ranks = leader_first(local, 0, &me);
+    member mine = { color, key, local->rank };
+    member *all = mp_malloc(sizeof(member) * (size_t)n);
+    bridge b = { inter, 0, MP_TAG_SPLIT, MP_CTX_COLL };
+    err = mp_xfer_allgather(local, ranks, n, me, MP_TAG_INTER, &mine, sizeof mine, all);
+    if (!err)
+        err = inter_swap(local, ranks, me, &b, (const int *)all, 3 * n, &flat, &nr);
+    int m = nr / 3, partner = 0;
+    const member *remote = (const member *)flat;
+    for (int i = 0; !err && color != MPI_UNDEFINED && i < m; i++)
+        if (remote[i].color == color)
+            partner = 1;
+    int ctx[2];
+    if (!err)
+        err = inter_agree(local, ranks, me, &b, 1, partner, ctx);
+    free(ranks);
+    if (err || !partner) {
+        free(all);
+        free(flat);
+        return err;
+    }
+    int lsize, rsize, lrank = 0, dummy;
+    int *lworld = pick(all, n, inter->world, color, local->rank, &lsize, &lrank);
+    int *rworld = pick(remote, m, inter->remote_world, color, -1, &rsize, &dummy);
+    free(all);
+    free(flat);
+    mp_comm *lc = mp_comm_new(ctx[1], lsize, lrank, copy_ints(lworld, lsize));
+    mp_comm *ic = mp_comm_build(inter, ctx[0], lsize, lrank, lworld);
+    ic->is_inter = 1;
+    ic->remote_size = rsize;
+    ic->remote_group = mp_group_create(rsize, rworld);
+    ic->remote_world = ic->remote_group->world;
+    mp_intercomm_set_local(ic, lc);
+    if (!ic->handle) {
+        mp_comm_free_internal(ic);
+        return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
+    }
+    *out = ic;
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Creation from groups (MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups).
+ * MemPI has no sessions, so every group is a set of MPI_COMM_WORLD's processes: the id
+ * agreement runs among the group's members over MPI_COMM_WORLD's collective context, and
+ * the two leaders of an intercommunicator meet there too.  The tag is a hash of stringtag in
+ * a range of its own; the standard makes stringtag unique among concurrent creations, and the
+ * internal exchanges name their sources, so creations over disjoint groups cannot mix.
+ * ------------------------------------------------------------------------------------------- */
+static int stringtag_tag(const char *s)
+{
+    uint32_t h = 2166136261u;                 /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return MP_TAG_FROM_GROUP + (int)((h ^ (h >> 16)) & 0xffffu);
+}
+
+int mp_comm_from_group(mp_group *g, const char *stringtag, mp_comm **out)
+{
+    mp_comm *world = mp_world.comm_world;
+    int ctx, err;
+    *out = NULL;
+    /* world ranks are MPI_COMM_WORLD ranks */
+    err = mp_ctx_agree(world, g->world, g->size, g->rank, stringtag_tag(stringtag), 1, &ctx);
+    if (err)
+        return err;
+    *out = mp_comm_build(world, ctx, g->size, g->rank, copy_ints(g->world, g->size));
+    if (!(*out)->handle) {
+        mp_comm_free_internal(*out);
+        *out = NULL;
+        return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_intercomm_from_groups(mp_group *local_group, int local_leader, mp_group *remote_group,
+                             int remote_leader, const char *stringtag, mp_comm **out)
+{
+    mp_comm *local;
+    int err = mp_comm_from_group(local_group, stringtag, &local);
+    if (err)
+        return err;
+    bridge b = { mp_world.comm_world, remote_group->world[remote_leader],
+                 stringtag_tag(stringtag), MP_CTX_COLL };
+    err = intercomm_create(local, local_leader, &b, out);
+    int ferr = mp_comm_free_internal(local);
+    return err ? err : ferr;
 }

@@ -289,6 +289,7 @@ static void destroy(mp_datatype *dt)
     free(info->types);
     free(info->ints);
     free(info->aints);
+    free(info->large);
     mp_prog_free(&info->prog);
     free(info);
     free(dt);

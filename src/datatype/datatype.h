@@ -94,11 +94,13 @@ mp_datatype *mp_type_darray(int size, int rank, int ndims, const MPI_Aint *gsize
 /* Records what MPI_Type_get_envelope/get_contents report (types are retained). */
 void mp_type_set_contents(mp_datatype *dt, int combiner, int nints, const int *ints,
                           int naints, const MPI_Aint *aints, int ntypes, mp_datatype *const *types);
+/* Adds the large counts of a _c constructor to what mp_type_set_contents recorded. */
+void mp_type_set_large(mp_datatype *dt, int nlarge, const MPI_Count *large);
 /* Inserts a new type into the handle table (on failure releases it and returns an error). */
 int  mp_datatype_register(mp_datatype *dt, MPI_Datatype *handle);
 
 /* Number of basic elements in the first `bytes` bytes of the packed stream of dt (for
- * MPI_Get_elements); MPI_UNDEFINED-free: partial elements are not counted. */
+ * MPI_Get_elements); MPI_UNDEFINED when the bytes end inside a basic element. */
 MPI_Count mp_datatype_elements(const mp_datatype *dt, MPI_Count bytes);
 
 /* external32 (canonical big-endian) representation: same sizes as the native types on the

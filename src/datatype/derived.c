@@ -161,6 +161,9 @@ void mp_type_set_contents(mp_datatype *dt, int combiner, int nints, const int *i
     free(info->ints);
     free(info->aints);
     free(info->types);
+    free(info->large);
+    info->large = NULL;
+    info->nlarge = 0;
     info->combiner = combiner;
     info->nints = nints;
     info->naints = naints;
@@ -176,6 +179,16 @@ void mp_type_set_contents(mp_datatype *dt, int combiner, int nints, const int *i
         info->types[i] = types[i];
         mp_datatype_retain(types[i]);
     }
+}
+
+void mp_type_set_large(mp_datatype *dt, int nlarge, const MPI_Count *large)
+{
+    mp_dtinfo *info = mp_dt_info(dt);
+    free(info->large);
+    info->nlarge = nlarge;
+    info->large = mp_malloc((size_t)(nlarge ? nlarge : 1) * sizeof(MPI_Count));
+    if (nlarge)
+        memcpy(info->large, large, (size_t)nlarge * sizeof(MPI_Count));
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -66,6 +66,9 @@ typedef struct mp_dtinfo {
     int *ints;
     MPI_Aint *aints;
     mp_datatype **types;              /* retained */
+    int nlarge;                       /* large counts (MPI_Type_get_contents_c), recorded only
+                                         by _c constructors with a value beyond int */
+    MPI_Count *large;
     int has_lb, has_ub;               /* explicit (sticky) MPI_LB / MPI_UB markers or resized */
     MPI_Aint align;                   /* alignment used to pad struct extents */
     atomic_int user_refs;             /* handles the user owns (creation, get_contents); the
@@ -112,6 +115,18 @@ int mp_dtarg_nonneg(const char *func, const char *what, MPI_Aint v);
 int mp_dtarg_ptr(const char *func, const char *what, const void *p);
 /* Registers a new type for the user and stores its handle (releases it on failure). */
 int mp_dtarg_new(const char *func, mp_datatype *dt, MPI_Datatype *newtype);
+/* Subarray and darray with MPI_Aint sizes, shared by the int and _c forms; large != 0
+ * records the sizes as large counts (MPI_Type_get_contents_c). */
+int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI_Aint *subsizes,
+                      const MPI_Aint *starts, int order, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype, int large);
+int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint *gsizes,
+                    const int *distribs, const int *dargs, const int *psizes, int order,
+                    MPI_Datatype oldtype, MPI_Datatype *newtype, int large);
+/* MPI_Type_get_contents(_c) without the large counts. */
+int mp_contents(const char *F, mp_datatype *dt, MPI_Count max_integers,
+                MPI_Count max_addresses, MPI_Count max_datatypes, int array_of_integers[],
+                MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
 static inline int mp_dt_user_valid(const mp_datatype *dt)
 {
     return dt->is_builtin || atomic_load_explicit(&mp_dt_info(dt)->user_refs,

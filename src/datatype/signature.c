@@ -79,9 +79,10 @@ static void sig_one(sig *one, const mp_datatype *dt)
         return;
     }
     if (info->combiner == MPI_COMBINER_STRUCT || info->combiner == MPI_COMBINER_STRUCT_INTEGER) {
-        int count = info->ints[0];
-        for (int i = 0; i < count; i++)
-            sig_of(one, info->types[i], info->ints[1 + i]);
+        /* block lengths follow the count, as ints or (a _c constructor's) large counts */
+        int64_t count = info->nlarge ? info->large[0] : info->ints[0];
+        for (int64_t i = 0; i < count; i++)
+            sig_of(one, info->types[i], info->nlarge ? info->large[1 + i] : info->ints[1 + i]);
         return;
     }
     if (info->ntypes >= 1 && info->types[0]->size > 0)
