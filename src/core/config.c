@@ -55,6 +55,8 @@ const mp_config_var mp_config_vars[] = {
       "bytes of data per network packet (size of each pre-posted receive buffer, minus 64)" },
     { "MEMPI_NET_CREDITS",  "16",
       "packets a rank may have in flight to each remote peer (receive buffers posted per peer)" },
+    { "MEMPI_NET_RMA",      "1",
+      "rendezvous and request-for-sending over the network by fi_read/fi_write when the provider has FI_RMA: 0|1 (0: CTS+FRAG pipeline)" },
     { "MEMPI_NET_TIMEOUT",  "0",
       "seconds without a sign of life from a rank on another host before the job ends (0 = never; set it above the longest computation between MPI calls)" },
 };
