@@ -403,11 +403,13 @@ static int handshake(void)
     pmi.keylen_max = kmax;
     pmi.vallen_max = vmax;
 
+    /* Slurm's pmi2 plugin, which serves PMI-1 clients too, answers appnum=-1 ("unknown"):
+     * a single application, number 0. */
     mp_pmi_line_start(&line, "get_appnum");
     if (request(&line, "appnum", &msg, MP_PMI_EFAIL) < 0 ||
-        response_long(&msg, "appnum", 0, 1L << 30, &v) < 0)
+        response_long(&msg, "appnum", -1, 1L << 30, &v) < 0)
         return MP_PMI_EFAIL;
-    pmi.appnum = (int)v;
+    pmi.appnum = v < 0 ? 0 : (int)v;
 
     mp_pmi_line_start(&line, "get_my_kvsname");
     if (request(&line, "my_kvsname", &msg, MP_PMI_EFAIL) < 0)

@@ -133,6 +133,36 @@ static void stop_interrupts(void)
     setitimer(ITIMER_REAL, &off, NULL);
 }
 
+/* Slurm's srun --mpi=pmi2 serves PMI-1 clients with its own answers: appnum=-1, a kvsname
+ * "jobid.stepid", barrier_out with rc.  (As in src/plugins/mpi/pmi2/pmi1.c of Slurm.) */
+static void test_slurm_session(void)
+{
+    static const char *const replies[] = {
+        "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n",
+        "cmd=maxes rc=0 kvsname_max=256 keylen_max=256 vallen_max=1024\n",
+        "cmd=appnum rc=0 appnum=-1\n",
+        "cmd=my_kvsname rc=0 kvsname=4711.0\n",
+        "cmd=put_result rc=0\n",
+        "cmd=barrier_out rc=0\n",
+        "cmd=get_result rc=0 value=v1\n",
+        "cmd=get_result rc=1\n",
+        "cmd=finalize_ack rc=0\n",
+        NULL,
+    };
+    scenario s;
+    int rank = -1, size = -1, appnum = -1;
+    char value[64];
+    begin(&s, replies, 0);
+    CHECK(mp_pmi_init(&rank, &size, &appnum) == 0, "init under Slurm");
+    CHECK(rank == 1 && size == 3 && appnum == 0, "rank %d size %d appnum %d", rank, size, appnum);
+    CHECK(mp_pmi_put("k", "v1") == 0, "put");
+    CHECK(mp_pmi_fence() == 0, "fence");
+    CHECK(mp_pmi_get("k", value, sizeof value) == 0 && strcmp(value, "v1") == 0, "get");
+    CHECK(mp_pmi_get("missing", value, sizeof value) != 0, "missing key under Slurm");
+    CHECK(mp_pmi_finalize() == 0, "finalize");
+    end(&s);
+}
+
 static void test_good_session(int bytewise)
 {
     static const char *const replies[] = {
@@ -264,6 +294,7 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     test_good_session(0);
+    test_slurm_session();
     start_interrupts();
     test_good_session(1);   /* partial lines and EINTR */
     test_argument_checks();
