@@ -108,7 +108,7 @@ static int read_settings(const char **provider, const char **iface, int *rma)
     return MPI_SUCCESS;
 }
 
-static struct fi_info *get_info(const char *provider, int rma, int *rc)
+static struct fi_info *get_info(const char *provider, int rma, size_t inject, int *rc)
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (hints == NULL) {
@@ -124,6 +124,7 @@ static struct fi_info *get_info(const char *provider, int rma, int *rc)
     /* With RMA: RWDONE (a send) must not overtake the fi_write before it. */
     hints->tx_attr->msg_order = FI_ORDER_SAS | (rma ? FI_ORDER_SAW : 0);
     hints->rx_attr->msg_order = FI_ORDER_SAS | (rma ? FI_ORDER_SAW : 0);
+    hints->tx_attr->inject_size = inject;
     if (provider && *provider)
         hints->fabric_attr->prov_name = strdup(provider);
     *rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &list);
@@ -144,22 +145,24 @@ static struct fi_info *pick_info(struct fi_info *list, const char *provider, con
     return NULL;
 }
 
-/* The provider with FI_RMA when it has it (single copy), else with messages only. */
+/* The provider with FI_RMA when it has it (single copy), else with messages only; each with
+ * an inject size of MP_NET_INJECT if the provider allows (tcp;ofi_rxm offers 64 bytes by
+ * default, less than one header: small messages then need a buffer and a completion). */
 static int choose_provider(const char *provider, const char *iface, int want_rma)
 {
     struct fi_info *list = NULL, *pick = NULL;
     int rc = 0;
-    if (want_rma && (list = get_info(provider, 1, &rc)) != NULL &&
-        (pick = pick_info(list, provider, iface)) == NULL) {
+    for (int attempt = want_rma ? 0 : 2; attempt < 4 && pick == NULL; attempt++) {
         fi_freeinfo(list);
-        list = NULL;
+        list = get_info(provider, attempt < 2, attempt % 2 ? 0 : MP_NET_INJECT, &rc);
+        pick = list ? pick_info(list, provider, iface) : NULL;
     }
-    if (pick == NULL && (list = get_info(provider, 0, &rc)) == NULL)
+    if (list == NULL)
         return mp_error_code(MPI_ERR_OTHER, "network transport: no libfabric provider%s%s offers "
                              "a reliable datagram endpoint with ordered messages (%s)",
                              provider && *provider ? " named " : "",
                              provider && *provider ? provider : "", fi_strerror(-rc));
-    if (pick == NULL && (pick = pick_info(list, provider, iface)) == NULL) {
+    if (pick == NULL) {
         fi_freeinfo(list);
         return mp_error_code(MPI_ERR_OTHER, "network transport: no provider%s%s on interface "
                              "%s reaches other hosts (set MEMPI_NET_PROVIDER / MEMPI_NET_IFACE)",

@@ -32,6 +32,7 @@
 #include <rdma/fi_rma.h>
 
 #define MP_NET_MAGIC   0x6d704e74u    /* "mpNt" */
+#define MP_NET_INJECT  1024           /* inject size asked of the provider (and stack packets) */
 #define MP_NET_RESERVE 6              /* receive buffers per peer beyond its credits (5 used) */
 
 enum { MP_NET_DATA = 1, MP_NET_CREDIT, MP_NET_BYE, MP_NET_BYE_ACK };

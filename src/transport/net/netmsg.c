@@ -18,7 +18,7 @@
 #ifdef MEMPI_HAVE_LIBFABRIC
 #include <string.h>
 
-#define MP_NET_INLINE_MAX 1024      /* largest packet built on the stack for fi_inject */
+#define MP_NET_INLINE_MAX MP_NET_INJECT  /* largest packet built on the stack for fi_inject */
 
 static void copy_payload(void *dst, const mp_payload *p)
 {
