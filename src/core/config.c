@@ -45,6 +45,8 @@ const mp_config_var mp_config_vars[] = {
       "bytes of the node segment per rank for shared-memory collectives (larger data is pipelined)" },
     { "MEMPI_NODE_SIZE",  "0",
       "simulate nodes of this many consecutive ranks for node-aware algorithms (0 = real nodes)" },
+    { "MEMPI_PMI",         "",
+      "PMI wire protocol spoken to the launcher: 1|2 (empty: 2 if the launcher set PMI_VERSION=2, else 1; Slurm's srun --mpi=pmi2 serves both)" },
     { "MEMPI_NET_PROVIDER", "",
       "libfabric provider of the network transport, e.g. tcp, verbs (empty: the best available that reaches other hosts)" },
     { "MEMPI_NET_IFACE",    "",
