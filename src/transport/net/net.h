@@ -1,7 +1,9 @@
 /* net.h -- private state of the network transport (libfabric).  MemPI, BSD-3-Clause.
  *
  * Every packet on the wire is a 16-byte mp_net_wire, then (for DATA) the point-to-point
- * header and payload exactly as the shm transport carries them.  The wire header adds what a
+ * header and payload exactly as the shm transport carries them; an RTS or SREQ whose buffer
+ * was registered for fi_read / fi_write carries the remote key (mp_net_key) between the two
+ * (flag MP_NET_F_KEY; see netrma.c).  The wire header adds what a
  * network needs and shared memory does not: the sender's world rank (an RDM endpoint receives
  * from anyone into any posted buffer), a per-pair packet number that checks the provider kept
  * send-after-send order, and returned credits.

@@ -203,8 +203,11 @@ void mp_net_rma_sent(int peer, const mp_hdr *h, mp_net_reg *made)
 }
 
 /* Mirror of the protocol's rule 2: will the sender drop this SREQ at once because a message
- * it already sent answered it (or it cannot tell)?  A message numbered but not yet handed to
- * us is seen later by ended_by, which drops the key then. */
+ * it already sent answered it (or it cannot tell)?  Whenever this says yes the protocol drops
+ * it too (its history holds every message we saw).  A message numbered but not yet handed to
+ * us is seen later by ended_by, which drops the key then.  One case leaks a key entry (our
+ * metadata only, nothing registered here): the protocol's history overflowed on messages it
+ * numbered but we have not sent yet; a later matching message or finalize frees it. */
 static int sreq_already_answered(const mp_net_peer *p, const mp_hdr *h)
 {
     uint32_t sent = p->sent_next - h->seq;
