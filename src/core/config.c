@@ -47,6 +47,8 @@ const mp_config_var mp_config_vars[] = {
       "bytes of the node segment per rank for shared-memory collectives (larger data is pipelined)" },
     { "MEMPI_NODE_SIZE",  "0",
       "simulate nodes of this many consecutive ranks for node-aware algorithms (0 = real nodes)" },
+    { "MEMPI_PMI",         "",
+      "PMI wire protocol spoken to the launcher: 1|2 (empty: 2 if the launcher set PMI_VERSION=2, else 1; Slurm's srun --mpi=pmi2 serves both)" },
     { "MEMPI_NET_PROVIDER", "",
       "libfabric provider of the network transport, e.g. tcp, verbs (empty: the best available that reaches other hosts)" },
     { "MEMPI_NET_IFACE",    "",
@@ -59,6 +61,8 @@ const mp_config_var mp_config_vars[] = {
       "packets a rank may have in flight to each remote peer (receive buffers posted per peer)" },
     { "MEMPI_TUNING",       "",
       "file of `MEMPI_<NAME> = value` lines (written by mempi-loggp --tune) giving defaults for the variables above; the environment still wins" },
+    { "MEMPI_NET_RMA",      "1",
+      "rendezvous and request-for-sending over the network by fi_read/fi_write when the provider has FI_RMA: 0|1 (0: CTS+FRAG pipeline)" },
     { "MEMPI_NET_TIMEOUT",  "0",
       "seconds without a sign of life from a rank on another host before the job ends (0 = never; set it above the longest computation between MPI calls)" },
 };

@@ -1,4 +1,4 @@
-/* pmi.c -- PMI-1 wire client: init, put/fence/get, abort, finalize.  MemPI, BSD-3-Clause (see LICENSE). */
+/* pmi.c -- PMI-1 and PMI-2 wire client: init, put/fence/get, abort, finalize.  MemPI, BSD-3-Clause (see LICENSE). */
 
 /*
  * Why PMI-1 on the wire: it is the one protocol every launcher we care about
@@ -22,6 +22,13 @@
  *
  * Puts are sent at once (the server stores them on receipt); the fence is a
  * barrier, after which every earlier put of every rank is visible.
+ *
+ * PMI-2 (MEMPI_PMI=2, or PMI_VERSION=2 from the launcher; PMI_FD required):
+ * the same calls over the PMI-2 wire protocol (handshake2; framing in
+ * pmi_wire.h): fullinit, job-getid, kvs-put / kvs-fence / kvs-get, and
+ * info-getjobattr for the launcher's own PMI_* keys such as
+ * PMI_process_mapping.  Slurm's `srun --mpi=pmi2` serves both versions (its
+ * PMI-1 answers appnum=-1, accepted as 0), so PMI-1 stays the default.
  */
 #include "core/pmi.h"
 #include "core/pmi_wire.h"
@@ -34,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -60,6 +68,7 @@ static struct {
     local_pair *local;              /* singleton store */
     int nlocal, local_cap;
     char error[512];
+    int v2;                         /* PMI-2 wire protocol (see handshake2) */
 } pmi = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -146,6 +155,48 @@ static int read_line(char *line, size_t *len)
     }
 }
 
+/* Reads exactly n bytes (PMI-2 framing), the buffered ones first. */
+static int read_exact(char *out, size_t n)
+{
+    while (pmi.in_len < n) {
+        ssize_t got = read(pmi.fd, pmi.in + pmi.in_len, sizeof pmi.in - pmi.in_len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return fail(MP_PMI_EFAIL, "PMI: read from launcher (fd %d) failed: %s", pmi.fd,
+                        strerror(errno));
+        if (got == 0)
+            return fail(MP_PMI_EFAIL, "PMI: launcher closed the connection (fd %d)", pmi.fd);
+        pmi.in_len += (size_t)got;
+    }
+    memcpy(out, pmi.in, n);
+    pmi.in_len -= n;
+    memmove(pmi.in, pmi.in + n, pmi.in_len);
+    return 0;
+}
+
+/* One PMI-2 message: the 6-byte length field, then the body. */
+static int read_message2(const char *expect, mp_pmi_msg *msg)
+{
+    char header[6], body[MP_PMI_WIRE_MAXLINE];
+    size_t len;
+    const char *err;
+    if (read_exact(header, 6) < 0)
+        return MP_PMI_EFAIL;
+    if (mp_pmi2_wire_length(header, &len) < 0)
+        return fail(MP_PMI_EFAIL, "PMI: malformed PMI-2 length field '%.6s' in the response to %s",
+                    header, expect);
+    if (len + 1 > sizeof body)
+        return fail(MP_PMI_EFAIL, "PMI: PMI-2 response to %s of %zu bytes is longer than %d",
+                    expect, len, MP_PMI_WIRE_MAXLINE - 1);
+    if (read_exact(body, len) < 0)
+        return MP_PMI_EFAIL;
+    if (mp_pmi2_wire_parse(body, len, msg, &err) < 0)
+        return fail(MP_PMI_EFAIL, "PMI: malformed PMI-2 response to %s from launcher: %s",
+                    expect, err);
+    return 0;
+}
+
 static int send_line(mp_pmi_line *line)
 {
     const char *err;
@@ -164,17 +215,23 @@ static int receive(const char *expect, mp_pmi_msg *msg, int rc_error)
     const char *err;
     long rc = 0;
 
-    if (read_line(line, &len) < 0)
-        return MP_PMI_EFAIL;
-    if (mp_pmi_wire_parse(line, len, msg, &err) < 0)
-        return fail(MP_PMI_EFAIL, "PMI: malformed response to %s from launcher: %s", expect, err);
+    if (pmi.v2) {
+        if (read_message2(expect, msg) < 0)
+            return MP_PMI_EFAIL;
+    } else {
+        if (read_line(line, &len) < 0)
+            return MP_PMI_EFAIL;
+        if (mp_pmi_wire_parse(line, len, msg, &err) < 0)
+            return fail(MP_PMI_EFAIL, "PMI: malformed response to %s from launcher: %s", expect,
+                        err);
+    }
     if (strcmp(mp_pmi_msg_cmd(msg), expect) != 0)
         return fail(MP_PMI_EFAIL, "PMI: expected cmd=%s from launcher, got cmd=%s", expect,
                     mp_pmi_msg_cmd(msg));
     if (mp_pmi_msg_get(msg, "rc") != NULL && mp_pmi_msg_get_long(msg, "rc", -1000000, 1000000, &rc) < 0)
         return fail(MP_PMI_EFAIL, "PMI: malformed rc in cmd=%s", expect);
     if (rc != 0) {
-        const char *why = mp_pmi_msg_get(msg, "msg");
+        const char *why = mp_pmi_msg_get(msg, pmi.v2 ? "errmsg" : "msg");
         return fail(rc_error, "PMI: launcher answered cmd=%s rc=%ld%s%s", expect, rc,
                     why ? ": " : "", why ? why : "");
     }
@@ -376,6 +433,63 @@ static int singleton_setup(void)
 
 /* ---- the PMI-1 start-up exchange ---------------------------------------- */
 
+/* PMI-2 (MEMPI_PMI=2 or PMI_VERSION=2 in the environment, with PMI_FD): the PMI-1 style
+ * init line asks for version 2, then framed messages: fullinit (rank, size, appnum) and
+ * job-getid (the key-value space's name).  PMI-2 fixes the limits: keys 64, values 1024. */
+static int want_v2(void)
+{
+    const char *m = getenv("MEMPI_PMI"), *v = getenv("PMI_VERSION");
+    if (m != NULL && *m != '\0')
+        return strcmp(m, "2") == 0;
+    return v != NULL && strcmp(v, "2") == 0;
+}
+
+static int handshake2(void)
+{
+    mp_pmi_line line;
+    mp_pmi_msg msg;
+    long v, rank, size;
+    const char *id;
+
+    mp_pmi_line_start(&line, "init");
+    mp_pmi_line_add(&line, "pmi_version", "2");
+    mp_pmi_line_add(&line, "pmi_subversion", "0");
+    if (request(&line, "response_to_init", &msg, MP_PMI_EFAIL) < 0)
+        return MP_PMI_EFAIL;
+    if (mp_pmi_msg_get_long(&msg, "pmi_version", 0, 1000, &v) < 0 || v != 2)
+        return fail(MP_PMI_EFAIL, "PMI: launcher does not speak PMI version 2 (pmi_version=%s); "
+                    "unset MEMPI_PMI / PMI_VERSION to use PMI-1",
+                    mp_pmi_msg_get(&msg, "pmi_version") ? mp_pmi_msg_get(&msg, "pmi_version") : "none");
+    pmi.v2 = 1;
+    mp_pmi2_line_start(&line, "fullinit");
+    if ((id = getenv("PMI_JOBID")) != NULL)      /* Slurm wants it back */
+        mp_pmi_line_add(&line, "pmijobid", id);
+    mp_pmi_line_add_long(&line, "pmirank", pmi.rank);
+    mp_pmi_line_add(&line, "threaded", "FALSE");
+    if (request(&line, "fullinit-response", &msg, MP_PMI_EFAIL) < 0 ||
+        response_long(&msg, "rank", 0, PMI_MAX_RANKS - 1, &rank) < 0 ||
+        response_long(&msg, "size", 1, PMI_MAX_RANKS, &size) < 0 ||
+        response_long(&msg, "appnum", -1, 1L << 30, &v) < 0)
+        return MP_PMI_EFAIL;
+    if (rank != pmi.rank || size != pmi.size)
+        return fail(MP_PMI_EFAIL, "PMI: launcher says rank %ld of %ld, the environment %d of %d",
+                    rank, size, pmi.rank, pmi.size);
+    pmi.appnum = v < 0 ? 0 : (int)v;
+    pmi.kvsname_max = PMI_DEFAULT_KVSNAME_MAX;
+    pmi.keylen_max = 64;
+    pmi.vallen_max = PMI_DEFAULT_VALLEN_MAX;
+
+    mp_pmi2_line_start(&line, "job-getid");
+    if (request(&line, "job-getid-response", &msg, MP_PMI_EFAIL) < 0)
+        return MP_PMI_EFAIL;
+    id = mp_pmi_msg_get(&msg, "jobid");
+    if (id == NULL || id[0] == '\0' || strlen(id) >= sizeof pmi.kvsname || strchr(id, ';') != NULL)
+        return fail(MP_PMI_EFAIL, "PMI: launcher sent a missing or invalid jobid");
+    strcpy(pmi.kvsname, id);
+    pmi.universe = 0;
+    return 0;
+}
+
 static int handshake(void)
 {
     mp_pmi_line line;
@@ -403,11 +517,13 @@ static int handshake(void)
     pmi.keylen_max = kmax;
     pmi.vallen_max = vmax;
 
+    /* Slurm's pmi2 plugin, which serves PMI-1 clients too, answers appnum=-1 ("unknown"):
+     * a single application, number 0. */
     mp_pmi_line_start(&line, "get_appnum");
     if (request(&line, "appnum", &msg, MP_PMI_EFAIL) < 0 ||
-        response_long(&msg, "appnum", 0, 1L << 30, &v) < 0)
+        response_long(&msg, "appnum", -1, 1L << 30, &v) < 0)
         return MP_PMI_EFAIL;
-    pmi.appnum = (int)v;
+    pmi.appnum = v < 0 ? 0 : (int)v;
 
     mp_pmi_line_start(&line, "get_my_kvsname");
     if (request(&line, "my_kvsname", &msg, MP_PMI_EFAIL) < 0)
@@ -438,8 +554,9 @@ int mp_pmi_init(int *rank, int *size, int *appnum)
         pmi.error[0] = '\0';
         pmi.singleton = 0;
         rc = connect_from_env();
+        pmi.v2 = 0;
         if (rc == 0)
-            rc = pmi.singleton ? singleton_setup() : handshake();
+            rc = pmi.singleton ? singleton_setup() : want_v2() ? handshake2() : handshake();
         if (rc < 0) {
             local_clear();
             if (pmi.fd >= 0 && getenv("PMI_FD") == NULL)
@@ -502,6 +619,11 @@ int mp_pmi_put(const char *key, const char *value)
         (rc = check_text("value", value, pmi.vallen_max, 1)) == 0) {
         if (pmi.singleton) {
             rc = local_put(key, value);
+        } else if (pmi.v2) {
+            mp_pmi2_line_start(&line, "kvs-put");
+            mp_pmi_line_add(&line, "key", key);
+            mp_pmi_line_add(&line, "value", value);
+            rc = request(&line, "kvs-put-response", &msg, MP_PMI_EFAIL);
         } else {
             mp_pmi_line_start(&line, "put");
             mp_pmi_line_add(&line, "kvsname", pmi.kvsname);
@@ -522,7 +644,10 @@ int mp_pmi_fence(void)
 
     pthread_mutex_lock(&pmi.lock);
     rc = check_ready("mp_pmi_fence");
-    if (rc == 0 && !pmi.singleton) {
+    if (rc == 0 && !pmi.singleton && pmi.v2) {
+        mp_pmi2_line_start(&line, "kvs-fence");
+        rc = request(&line, "kvs-fence-response", &msg, MP_PMI_EFAIL);
+    } else if (rc == 0 && !pmi.singleton) {
         mp_pmi_line_start(&line, "barrier_in");
         rc = request(&line, "barrier_out", &msg, MP_PMI_EFAIL);
     }
@@ -538,6 +663,33 @@ static int copy_value(const char *key, const char *value, char *out, int maxlen)
                     n, maxlen);
     memcpy(out, value, n + 1);
     return 0;
+}
+
+/* PMI-2 get: the launcher's own keys (PMI_process_mapping, ...) are job attributes, the
+ * others live in the job's key-value space. */
+static int get2(const char *key, char *value, int maxlen)
+{
+    mp_pmi_line line;
+    mp_pmi_msg msg;
+    int attr = strncmp(key, "PMI_", 4) == 0;
+    if (attr) {
+        mp_pmi2_line_start(&line, "info-getjobattr");
+        mp_pmi_line_add(&line, "key", key);
+    } else {
+        mp_pmi2_line_start(&line, "kvs-get");
+        mp_pmi_line_add(&line, "jobid", pmi.kvsname);
+        mp_pmi_line_add_long(&line, "srcid", -1);
+        mp_pmi_line_add(&line, "key", key);
+    }
+    int rc = request(&line, attr ? "info-getjobattr-response" : "kvs-get-response", &msg,
+                     MP_PMI_ENOTFOUND);
+    if (rc != 0)
+        return rc;
+    const char *found = mp_pmi_msg_get(&msg, "found"), *v = mp_pmi_msg_get(&msg, "value");
+    if (found != NULL && strcasecmp(found, "TRUE") != 0)
+        return fail(MP_PMI_ENOTFOUND, "PMI: key '%s' not found", key);
+    return v ? copy_value(key, v, value, maxlen)
+             : fail(MP_PMI_EFAIL, "PMI: the PMI-2 answer for '%s' has no value", key);
 }
 
 int mp_pmi_get(const char *key, char *value, int maxlen)
@@ -556,6 +708,8 @@ int mp_pmi_get(const char *key, char *value, int maxlen)
             p = local_find(key);
             rc = p ? copy_value(key, p->value, value, maxlen)
                    : fail(MP_PMI_ENOTFOUND, "PMI: key '%s' not found", key);
+        } else if (pmi.v2) {
+            rc = get2(key, value, maxlen);
         } else {
             mp_pmi_line_start(&line, "get");
             mp_pmi_line_add(&line, "kvsname", pmi.kvsname);
@@ -581,7 +735,9 @@ int mp_pmi_universe_size(int *n)
 
     pthread_mutex_lock(&pmi.lock);
     rc = check_ready("mp_pmi_universe_size");
-    if (rc == 0 && pmi.universe == 0) {
+    if (rc == 0 && pmi.universe == 0 && (pmi.singleton || pmi.v2)) {
+        pmi.universe = pmi.size;   /* PMI-2: no standard attribute; the job's size */
+    } else if (rc == 0 && pmi.universe == 0) {
         mp_pmi_line_start(&line, "get_universe_size");
         rc = request(&line, "universe_size", &msg, MP_PMI_EFAIL);
         if (rc == 0)
@@ -608,9 +764,18 @@ int mp_pmi_abort(int code, const char *msg)
         for (; msg != NULL && msg[i] != '\0' && i + 1 < sizeof text; i++)
             text[i] = mp_pmi_wire_is_value_char((unsigned char)msg[i]) ? msg[i] : '?';
         text[i] = '\0';
-        mp_pmi_line_start(&line, "abort");
-        mp_pmi_line_add_long(&line, "exitcode", code);
-        mp_pmi_line_add(&line, "message", text);
+        if (pmi.v2) {
+            for (size_t k = 0; k < i; k++)
+                if (text[k] == ';')
+                    text[k] = ',';   /* Slurm does not undo ";;" */
+            mp_pmi2_line_start(&line, "abort");
+            mp_pmi_line_add(&line, "isworld", "TRUE");
+            mp_pmi_line_add(&line, "msg", text);
+        } else {
+            mp_pmi_line_start(&line, "abort");
+            mp_pmi_line_add_long(&line, "exitcode", code);
+            mp_pmi_line_add(&line, "message", text);
+        }
         if (mp_pmi_line_finish(&line, NULL) > 0) {
             /* Best effort: the launcher drains this before it reaps us. */
             const char *p = line.buf;
@@ -640,8 +805,11 @@ int mp_pmi_finalize(void)
     pthread_mutex_lock(&pmi.lock);
     if (pmi.initialized) {
         if (!pmi.singleton) {
-            mp_pmi_line_start(&line, "finalize");
-            rc = request(&line, "finalize_ack", &msg, MP_PMI_EFAIL);
+            if (pmi.v2)
+                mp_pmi2_line_start(&line, "finalize");
+            else
+                mp_pmi_line_start(&line, "finalize");
+            rc = request(&line, pmi.v2 ? "finalize-response" : "finalize_ack", &msg, MP_PMI_EFAIL);
             disconnect();
         }
         local_clear();

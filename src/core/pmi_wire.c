@@ -160,6 +160,81 @@ int mp_pmi_wire_parse(const char *line, size_t len, mp_pmi_msg *msg, const char 
     return 0;
 }
 
+/* PMI-2 value: printable ASCII with space, ";;" for ';'; the cursor stops after the ';'
+ * that ends the pair. */
+static int parse_value2(parser *p, const char **value)
+{
+    *value = p->out;
+    for (;;) {
+        if (p->pos >= p->len)
+            return parse_fail(p, "value not ended by ';'");
+        unsigned char c = (unsigned char)p->in[p->pos];
+        if (c == ';') {
+            if (p->pos + 1 < p->len && p->in[p->pos + 1] == ';') {
+                p->pos += 2;
+            } else {
+                p->pos++;
+                break;
+            }
+        } else if (mp_pmi_wire_is_value_char(c)) {
+            p->pos++;
+        } else {
+            return parse_fail(p, "control or non-ASCII byte in value");
+        }
+        *p->out++ = (char)c;
+    }
+    *p->out++ = '\0';
+    return 0;
+}
+
+int mp_pmi2_wire_parse(const char *body, size_t len, mp_pmi_msg *msg, const char **err)
+{
+    parser p = { body, len, 0, msg->buf, NULL };
+    const char *dummy;
+
+    if (err == NULL)
+        err = &dummy;
+    msg->npairs = 0;
+    if (body == NULL)
+        return *err = "no message", -1;
+    if (len + 1 > MP_PMI_WIRE_MAXLINE)
+        return *err = "message too long", -1;
+    while (p.pos < p.len) {
+        const char *key, *value;
+        if (msg->npairs == MP_PMI_WIRE_MAXPAIRS)
+            return *err = "too many key=value pairs", -1;
+        if (parse_key(&p, &key) < 0 || parse_value2(&p, &value) < 0)
+            return *err = p.error, -1;
+        if (msg->npairs == 0 && strcmp(key, "cmd") != 0)
+            return *err = "message does not start with cmd=", -1;
+        if (has_key(msg, key))
+            return *err = "duplicate key", -1;
+        msg->pairs[msg->npairs].key = key;
+        msg->pairs[msg->npairs].value = value;
+        msg->npairs++;
+    }
+    if (msg->npairs == 0)
+        return *err = "empty message", -1;
+    if (msg->pairs[0].value[0] == '\0')
+        return *err = "empty command name", -1;
+    return 0;
+}
+
+int mp_pmi2_wire_length(const char header[6], size_t *len)
+{
+    size_t v = 0;
+    int i = 0;
+    for (; i < 6 && header[i] >= '0' && header[i] <= '9'; i++)
+        v = v * 10 + (size_t)(header[i] - '0');
+    if (i == 0)
+        return -1;
+    for (; i < 6; i++)
+        if (header[i] != ' ')
+            return -1;
+    *len = v;
+    return 0;
+}
+
 const char *mp_pmi_msg_get(const mp_pmi_msg *msg, const char *key)
 {
     for (int i = 0; i < msg->npairs; i++)
@@ -216,10 +291,23 @@ static int line_has_key(const mp_pmi_line *line, const char *key)
 
 void mp_pmi_line_start(mp_pmi_line *line, const char *cmd)
 {
+    line->v2 = 0;
     line->len = 0;
     line->npairs = 0;
     line->error = NULL;
     line->buf[0] = '\0';
+    if (cmd == NULL || cmd[0] == '\0')
+        line_fail(line, "empty command name");
+    mp_pmi_line_add(line, "cmd", cmd ? cmd : "");
+}
+
+void mp_pmi2_line_start(mp_pmi_line *line, const char *cmd)
+{
+    line->v2 = 1;
+    line->len = 6;                                 /* the length field, filled by finish */
+    line->npairs = 0;
+    line->error = NULL;
+    memset(line->buf, ' ', 6);
     if (cmd == NULL || cmd[0] == '\0')
         line_fail(line, "empty command name");
     mp_pmi_line_add(line, "cmd", cmd ? cmd : "");
@@ -235,7 +323,7 @@ void mp_pmi_line_add(mp_pmi_line *line, const char *key, const char *value)
         return line_fail(line, "too many key=value pairs");
     if (line_has_key(line, key))
         return line_fail(line, "duplicate key");
-    if (line->npairs > 0)
+    if (line->npairs > 0 && !line->v2)
         line_put(line, ' ');
     line->key_at[line->npairs] = (unsigned short)line->len;
     line->key_len[line->npairs] = (unsigned char)strlen(key);
@@ -245,10 +333,12 @@ void mp_pmi_line_add(mp_pmi_line *line, const char *key, const char *value)
     for (const unsigned char *v = (const unsigned char *)value; *v; v++) {
         if (!mp_pmi_wire_is_value_char(*v))
             return line_fail(line, "control or non-ASCII byte in value");
-        if (*v == ' ' || *v == '\\')
-            line_put(line, '\\');
+        if (line->v2 ? *v == ';' : (*v == ' ' || *v == '\\'))
+            line_put(line, line->v2 ? ';' : '\\');
         line_put(line, (char)*v);
     }
+    if (line->v2)
+        line_put(line, ';');
     line->npairs++;
 }
 
@@ -267,6 +357,13 @@ long mp_pmi_line_finish(mp_pmi_line *line, const char **err)
     if (line->error != NULL) {
         *err = line->error;
         return -1;
+    }
+    if (line->v2) {                  /* the length field: "%-6d" of the body */
+        char field[16];
+        snprintf(field, sizeof field, "%-6zu", line->len - 6);
+        memcpy(line->buf, field, 6);
+        line->buf[line->len] = '\0';
+        return (long)line->len;
     }
     line->buf[line->len++] = '\n';   /* line_put kept room for it */
     line->buf[line->len] = '\0';

@@ -24,6 +24,19 @@
  *     NUL, or byte >= 0x80 is an error.
  * Formatting escapes spaces and backslashes and refuses anything it could
  * not parse back, so format -> parse is the identity (the fuzzer checks it).
+ *
+ * PMI-2 (Slurm's `srun --mpi=pmi2`, Hydra): after a PMI-1 `cmd=init
+ * pmi_version=2` handshake every message is a 6-character length field
+ * (decimal, left-justified, space padded: printf "%-6d") followed by that many
+ * bytes of `key=value;` pairs, the first being cmd:
+ *
+ *     31    cmd=kvs-put;key=k1;value=v1;
+ *
+ * Here a value is printable ASCII including space (0x20..0x7e); a literal ';'
+ * is doubled (";;"), as the PMI-2 wire specification says.  Every pair ends with
+ * ';'.  Keys, limits and duplicate rules are those of PMI-1.  The same
+ * mp_pmi_msg holds a parsed PMI-2 body; mp_pmi2_line_start makes an
+ * mp_pmi_line format PMI-2 (length field included) instead of PMI-1.
  */
 #ifndef MEMPI_PMI_WIRE_H
 #define MEMPI_PMI_WIRE_H
@@ -49,6 +62,7 @@ typedef struct mp_pmi_msg {
 /* A line being formatted; `error` is sticky: the first problem is kept. */
 typedef struct mp_pmi_line {
     size_t len;
+    int v2;                                        /* PMI-2 format (mp_pmi2_line_start) */
     int npairs;
     const char *error;
     unsigned short key_at[MP_PMI_WIRE_MAXPAIRS];   /* where each key starts */
@@ -78,6 +92,12 @@ void mp_pmi_line_add_long(mp_pmi_line *line, const char *key, long value);
 long mp_pmi_line_finish(mp_pmi_line *line, const char **err);
 
 /* 1 if `c` may appear in a token key / unescaped in a value. */
+/* PMI-2: parse one message body (after the 6-byte length field); parse the
+ * length field itself (6 bytes: digits then spaces) into *len. */
+int mp_pmi2_wire_parse(const char *body, size_t len, mp_pmi_msg *msg, const char **err);
+int mp_pmi2_wire_length(const char header[6], size_t *len);
+void mp_pmi2_line_start(mp_pmi_line *line, const char *cmd);
+
 int mp_pmi_wire_is_key_char(int c);
 int mp_pmi_wire_is_value_char(int c);   /* 0x20..0x7e: space is escaped */
 

@@ -40,16 +40,37 @@ static int failures;
     "cmd=appnum rc=0 appnum=0\n",                                          \
     "cmd=my_kvsname rc=0 kvsname=kvs_1_0\n"
 
+static void read_byte(int fd, char *c)
+{
+    ssize_t n;
+    do
+        n = read(fd, c, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1)
+        _exit(0);
+}
+
+/* A PMI-1 line, or a PMI-2 message (6-byte length field, then the body); a PMI-2 request
+ * that does not parse makes the server hang up, so the client's call fails. */
 static void read_request(int fd)
 {
-    char c;
-    ssize_t n;
-    do {
-        do
-            n = read(fd, &c, 1);
-        while (n < 0 && errno == EINTR);
-    } while (n == 1 && c != '\n');
-    if (n != 1)
+    char c, head[6], body[MP_PMI_WIRE_MAXLINE];
+    static mp_pmi_msg msg;
+    read_byte(fd, &c);
+    if (c < '0' || c > '9') {
+        while (c != '\n')
+            read_byte(fd, &c);
+        return;
+    }
+    head[0] = c;
+    for (int i = 1; i < 6; i++)
+        read_byte(fd, &head[i]);
+    size_t len;
+    if (mp_pmi2_wire_length(head, &len) < 0 || len >= sizeof body)
+        _exit(0);
+    for (size_t i = 0; i < len; i++)
+        read_byte(fd, &body[i]);
+    if (mp_pmi2_wire_parse(body, len, &msg, NULL) < 0)
         _exit(0);
 }
 
@@ -131,6 +152,89 @@ static void stop_interrupts(void)
 {
     struct itimerval off = { { 0, 0 }, { 0, 0 } };
     setitimer(ITIMER_REAL, &off, NULL);
+}
+
+/* Slurm's srun --mpi=pmi2 serves PMI-1 clients with its own answers: appnum=-1, a kvsname
+ * "jobid.stepid", barrier_out with rc.  (As in src/plugins/mpi/pmi2/pmi1.c of Slurm.) */
+static void test_slurm_session(void)
+{
+    static const char *const replies[] = {
+        "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n",
+        "cmd=maxes rc=0 kvsname_max=256 keylen_max=256 vallen_max=1024\n",
+        "cmd=appnum rc=0 appnum=-1\n",
+        "cmd=my_kvsname rc=0 kvsname=4711.0\n",
+        "cmd=put_result rc=0\n",
+        "cmd=barrier_out rc=0\n",
+        "cmd=get_result rc=0 value=v1\n",
+        "cmd=get_result rc=1\n",
+        "cmd=finalize_ack rc=0\n",
+        NULL,
+    };
+    scenario s;
+    int rank = -1, size = -1, appnum = -1;
+    char value[64];
+    begin(&s, replies, 0);
+    CHECK(mp_pmi_init(&rank, &size, &appnum) == 0, "init under Slurm");
+    CHECK(rank == 1 && size == 3 && appnum == 0, "rank %d size %d appnum %d", rank, size, appnum);
+    CHECK(mp_pmi_put("k", "v1") == 0, "put");
+    CHECK(mp_pmi_fence() == 0, "fence");
+    CHECK(mp_pmi_get("k", value, sizeof value) == 0 && strcmp(value, "v1") == 0, "get");
+    CHECK(mp_pmi_get("missing", value, sizeof value) != 0, "missing key under Slurm");
+    CHECK(mp_pmi_finalize() == 0, "finalize");
+    end(&s);
+}
+
+/* PMI-2 (MEMPI_PMI=2): the PMI-1 init line asks for version 2, then framed messages. */
+static void test_pmi2_session(int bytewise)
+{
+    static const char *const replies[] = {
+        "cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n",
+        "82    cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=1;size=3;appnum=-1;",
+        "41    cmd=job-getid-response;jobid=4711.0;rc=0;",
+        "26    cmd=kvs-put-response;rc=0;",
+        "28    cmd=kvs-fence-response;rc=0;",
+        "50    cmd=kvs-get-response;rc=0;found=TRUE;value=a;;b c;",
+        "38    cmd=kvs-get-response;rc=0;found=FALSE;",
+        "68    cmd=info-getjobattr-response;rc=0;found=TRUE;value=(vector,(0,1,3));",
+        "27    cmd=finalize-response;rc=0;",
+        NULL,
+    };
+    scenario s;
+    int rank = -1, size = -1, appnum = -1, n = 0;
+    char value[64];
+    setenv("MEMPI_PMI", "2", 1);
+    setenv("PMI_JOBID", "4711.0", 1);
+    begin(&s, replies, bytewise);
+    CHECK(mp_pmi_init(&rank, &size, &appnum) == 0, "PMI-2 init (bytewise=%d)", bytewise);
+    CHECK(rank == 1 && size == 3 && appnum == 0, "rank %d size %d appnum %d", rank, size, appnum);
+    CHECK(mp_pmi_put("k", "v;1") == 0, "PMI-2 put");
+    CHECK(mp_pmi_fence() == 0, "PMI-2 fence");
+    CHECK(mp_pmi_get("k", value, sizeof value) == 0 && strcmp(value, "a;b c") == 0,
+          "PMI-2 get (escaped ';', space): '%s'", value);
+    CHECK(mp_pmi_get("missing", value, sizeof value) == MP_PMI_ENOTFOUND, "PMI-2 missing key");
+    CHECK(mp_pmi_get("PMI_process_mapping", value, sizeof value) == 0 &&
+          strcmp(value, "(vector,(0,1,3))") == 0, "PMI-2 job attribute: '%s'", value);
+    CHECK(mp_pmi_universe_size(&n) == 0 && n == 3, "PMI-2 universe size %d", n);
+    CHECK(mp_pmi_finalize() == 0, "PMI-2 finalize");
+    end(&s);
+    unsetenv("MEMPI_PMI");
+    unsetenv("PMI_JOBID");
+}
+
+/* PMI-2 requested but the launcher answers with version 1: a clear error, no hang. */
+static void test_pmi2_refused(void)
+{
+    static const char *const replies[] = {
+        "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n",
+        NULL,
+    };
+    scenario s;
+    setenv("MEMPI_PMI", "2", 1);
+    begin(&s, replies, 0);
+    CHECK(mp_pmi_init(NULL, NULL, NULL) == MP_PMI_EFAIL &&
+          strstr(mp_pmi_error(), "version 2") != NULL, "PMI-2 refused: %s", mp_pmi_error());
+    end(&s);
+    unsetenv("MEMPI_PMI");
 }
 
 static void test_good_session(int bytewise)
@@ -264,7 +368,11 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     test_good_session(0);
+    test_slurm_session();
+    test_pmi2_session(0);
+    test_pmi2_refused();
     start_interrupts();
+    test_pmi2_session(1);   /* PMI-2 framing split across reads, with EINTR */
     test_good_session(1);   /* partial lines and EINTR */
     test_argument_checks();
     stop_interrupts();

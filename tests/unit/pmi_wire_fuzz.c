@@ -29,7 +29,7 @@
 
 #define FUZZ_ITERATIONS 300000
 
-static long parsed_ok, roundtrips;   /* coverage sanity: the generator must reach both */
+static long parsed_ok, roundtrips, parsed_v2;   /* coverage sanity: the generator must reach both */
 
 static void fuzz_fail(const char *what, const uint8_t *data, size_t size)
 {
@@ -51,9 +51,39 @@ static int same_pairs(const mp_pmi_msg *a, const mp_pmi_msg *b)
     return 1;
 }
 
+static int v2;   /* fuzzing the PMI-2 body parser and formatter instead of PMI-1's */
+
+static int parse_any(const char *in, size_t len, mp_pmi_msg *m, const char **err)
+{
+    return v2 ? mp_pmi2_wire_parse(in, len, m, err) : mp_pmi_wire_parse(in, len, m, err);
+}
+
+/* A formatted line: PMI-1 ends with '\n'; PMI-2 starts with a length field that must
+ * match.  Returns the text to parse back and its length through body/blen. */
+static int formatted_ok(const mp_pmi_line *line, long len, const char **body, size_t *blen)
+{
+    if (!v2) {
+        *body = line->buf, *blen = (size_t)len;
+        return (size_t)len <= MP_PMI_WIRE_MAXLINE && line->buf[len - 1] == '\n';
+    }
+    size_t field;
+    if (len < 6 || mp_pmi2_wire_length(line->buf, &field) < 0 || field != (size_t)len - 6)
+        return 0;
+    *body = line->buf + 6, *blen = (size_t)len - 6;
+    return 1;
+}
+
+static void line_start_any(mp_pmi_line *line, const char *cmd)
+{
+    if (v2)
+        mp_pmi2_line_start(line, cmd);
+    else
+        mp_pmi_line_start(line, cmd);
+}
+
 static long format_msg(const mp_pmi_msg *m, mp_pmi_line *line)
 {
-    mp_pmi_line_start(line, m->pairs[0].value);
+    line_start_any(line, m->pairs[0].value);
     for (int i = 1; i < m->npairs; i++)
         mp_pmi_line_add(line, m->pairs[i].key, m->pairs[i].value);
     return mp_pmi_line_finish(line, NULL);
@@ -66,20 +96,26 @@ static void check_parse(const uint8_t *data, size_t size)
     static mp_pmi_line line;
     const char *err = NULL;
 
-    if (mp_pmi_wire_parse((const char *)data, size, &m, &err) < 0) {
+    size_t field;
+    if (size >= 6 && mp_pmi2_wire_length((const char *)data, &field) == 0 && field > 999999)
+        fuzz_fail("a 6-character length field above 999999", data, size);
+    if (parse_any((const char *)data, size, &m, &err) < 0) {
         if (err == NULL || err[0] == '\0')
             fuzz_fail("refused without an error text", data, size);
         return;
     }
     parsed_ok++;
+    parsed_v2 += v2;
     if (m.npairs < 1 || m.npairs > MP_PMI_WIRE_MAXPAIRS || strcmp(m.pairs[0].key, "cmd") != 0)
         fuzz_fail("accepted a line with a bad pair structure", data, size);
     long len = format_msg(&m, &line);
     if (len < 0)
         fuzz_fail("a parsed line cannot be formatted again", data, size);
-    if ((size_t)len > MP_PMI_WIRE_MAXLINE || line.buf[len - 1] != '\n')
-        fuzz_fail("formatted line too long or without newline", data, size);
-    if (mp_pmi_wire_parse(line.buf, (size_t)len, &again, &err) < 0)
+    const char *body;
+    size_t blen;
+    if (!formatted_ok(&line, len, &body, &blen))
+        fuzz_fail("formatted line too long, without newline or with a wrong length field", data, size);
+    if (parse_any(body, blen, &again, &err) < 0)
         fuzz_fail("a formatted line does not parse", data, size);
     if (!same_pairs(&m, &again))
         fuzz_fail("parse -> format -> parse changed the pairs", data, size);
@@ -116,13 +152,17 @@ static void check_roundtrip(const uint8_t *data, size_t size)
     if (values[0][0] == '\0')
         values[0][0] = 'c', values[0][1] = '\0';
 
-    mp_pmi_line_start(&line, values[0]);
+    line_start_any(&line, values[0]);
     for (int i = 1; i < npairs; i++)
         mp_pmi_line_add(&line, keys[i], values[i]);
     long len = mp_pmi_line_finish(&line, NULL);
     if (len < 0)
         return;   /* refused: too long or a duplicate key */
-    if (mp_pmi_wire_parse(line.buf, (size_t)len, &m, NULL) < 0)
+    const char *body;
+    size_t blen;
+    if (!formatted_ok(&line, len, &body, &blen))
+        fuzz_fail("formatted pairs have a bad frame", data, size);
+    if (parse_any(body, blen, &m, NULL) < 0)
         fuzz_fail("formatted pairs do not parse", data, size);
     if (m.npairs != npairs || strcmp(m.pairs[0].value, values[0]) != 0)
         fuzz_fail("round trip changed the command or the pair count", data, size);
@@ -134,8 +174,10 @@ static void check_roundtrip(const uint8_t *data, size_t size)
 
 static void fuzz_one(const uint8_t *data, size_t size)
 {
-    check_parse(data, size);
-    check_roundtrip(data, size);
+    for (v2 = 0; v2 < 2; v2++) {
+        check_parse(data, size);
+        check_roundtrip(data, size);
+    }
 }
 
 #ifdef MEMPI_LIBFUZZER
@@ -180,6 +222,15 @@ static const char *const corpus[] = {
     "cmd=finalize_ack rc=0\n",
     "cmd=initack pmiid=2\n",
     "cmd=set size=4\n",
+    "cmd=fullinit;pmijobid=4711.0;pmirank=1;threaded=FALSE;",
+    "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=1;size=3;appnum=-1;",
+    "cmd=job-getid-response;jobid=4711.0;rc=0;",
+    "cmd=kvs-put;key=mempi-net-3;value=0a1b;;2c;",
+    "cmd=kvs-fence-response;rc=0;",
+    "cmd=kvs-get;jobid=4711.0;srcid=-1;key=k;",
+    "cmd=kvs-get-response;rc=0;found=TRUE;value=with space;",
+    "cmd=info-getjobattr-response;rc=0;found=TRUE;value=(vector,(0,1,3));",
+    "32    cmd=abort;isworld=TRUE;msg=x;",
 };
 
 static size_t mutate(uint8_t *buf, size_t len, size_t cap)
@@ -277,13 +328,14 @@ int main(void)
         fuzz_one(buf, len);
     }
     /* A generator that never produced a valid line would test nothing. */
-    if (parsed_ok < FUZZ_ITERATIONS / 20 || roundtrips < FUZZ_ITERATIONS / 20) {
-        fprintf(stderr, "pmi_wire_fuzz: weak generator: %ld parsed, %ld round trips\n",
-                parsed_ok, roundtrips);
+    if (parsed_ok < FUZZ_ITERATIONS / 20 || roundtrips < FUZZ_ITERATIONS / 20 ||
+        parsed_v2 < FUZZ_ITERATIONS / 100) {
+        fprintf(stderr, "pmi_wire_fuzz: weak generator: %ld parsed (%ld PMI-2), %ld round trips\n",
+                parsed_ok, parsed_v2, roundtrips);
         return 1;
     }
-    printf("pmi_wire_fuzz: %d inputs, %ld parsed, %ld round trips\n", FUZZ_ITERATIONS,
-           parsed_ok, roundtrips);
+    printf("pmi_wire_fuzz: %d inputs, %ld parsed (%ld PMI-2), %ld round trips\n",
+           FUZZ_ITERATIONS, parsed_ok, parsed_v2, roundtrips);
     return 0;
 }
 

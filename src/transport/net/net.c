@@ -70,7 +70,7 @@ static int node_local_provider(const char *name)
            strncmp(name, "shm;", 4) == 0 || strncmp(name, "sm2;", 4) == 0;
 }
 
-static int read_settings(const char **provider, const char **iface)
+static int read_settings(const char **provider, const char **iface, int *rma)
 {
     size_t eager, chunk;
     long credits;
@@ -100,40 +100,68 @@ static int read_settings(const char **provider, const char **iface)
         return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_TIMEOUT "
                              "(expected seconds, 0 to 1000000; 0 = no liveness checks)", v ? v : "");
     mp_net.timeout = (double)timeout;
+    long want;
+    if ((v = mp_config_current("MEMPI_NET_RMA")) == NULL || mp_parse_int(v, 0, 1, &want) != 0)
+        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_RMA (expected 0 "
+                             "or 1)", v ? v : "");
+    *rma = (int)want;
     return MPI_SUCCESS;
 }
 
-static int choose_provider(const char *provider, const char *iface)
+static struct fi_info *get_info(const char *provider, int rma, size_t inject, int *rc)
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
-    if (hints == NULL)
-        return mp_error_code(MPI_ERR_NO_MEM, "network transport: fi_allocinfo failed");
+    if (hints == NULL) {
+        *rc = -FI_ENOMEM;
+        return NULL;
+    }
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG;
+    hints->caps = FI_MSG | (rma ? FI_RMA : 0);
     hints->mode = FI_CONTEXT;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
                                   FI_MR_PROV_KEY;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    hints->tx_attr->msg_order = FI_ORDER_SAS;
-    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    /* With RMA: RWDONE (a send) must not overtake the fi_write before it. */
+    hints->tx_attr->msg_order = FI_ORDER_SAS | (rma ? FI_ORDER_SAW : 0);
+    hints->rx_attr->msg_order = FI_ORDER_SAS | (rma ? FI_ORDER_SAW : 0);
+    hints->tx_attr->inject_size = inject;
     if (provider && *provider)
         hints->fabric_attr->prov_name = strdup(provider);
-    int rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &list);
+    *rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
-    if (rc != 0 || list == NULL)
-        return mp_error_code(MPI_ERR_OTHER, "network transport: no libfabric provider%s%s offers "
-                             "a reliable datagram endpoint with ordered messages (%s)",
-                             provider && *provider ? " named " : "",
-                             provider && *provider ? provider : "", fi_strerror(-rc));
-    struct fi_info *pick = NULL;
-    for (struct fi_info *i = list; i && !pick; i = i->next) {
+    return *rc == 0 ? list : NULL;
+}
+
+static struct fi_info *pick_info(struct fi_info *list, const char *provider, const char *iface)
+{
+    for (struct fi_info *i = list; i; i = i->next) {
         const char *dom = i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "";
         if (!(provider && *provider) && node_local_provider(i->fabric_attr->prov_name))
             continue;
         if (iface && *iface ? strcmp(dom, iface) != 0 : strcmp(dom, "lo") == 0)
             continue;
-        pick = i;
+        return i;
     }
+    return NULL;
+}
+
+/* The provider with FI_RMA when it has it (single copy), else with messages only; each with
+ * an inject size of MP_NET_INJECT if the provider allows (tcp;ofi_rxm offers 64 bytes by
+ * default, less than one header: small messages then need a buffer and a completion). */
+static int choose_provider(const char *provider, const char *iface, int want_rma)
+{
+    struct fi_info *list = NULL, *pick = NULL;
+    int rc = 0;
+    for (int attempt = want_rma ? 0 : 2; attempt < 4 && pick == NULL; attempt++) {
+        fi_freeinfo(list);
+        list = get_info(provider, attempt < 2, attempt % 2 ? 0 : MP_NET_INJECT, &rc);
+        pick = list ? pick_info(list, provider, iface) : NULL;
+    }
+    if (list == NULL)
+        return mp_error_code(MPI_ERR_OTHER, "network transport: no libfabric provider%s%s offers "
+                             "a reliable datagram endpoint with ordered messages (%s)",
+                             provider && *provider ? " named " : "",
+                             provider && *provider ? provider : "", fi_strerror(-rc));
     if (pick == NULL) {
         fi_freeinfo(list);
         return mp_error_code(MPI_ERR_OTHER, "network transport: no provider%s%s on interface "
@@ -202,7 +230,7 @@ static int make_buffers(void)
     mp_net.send_free = mp_calloc((size_t)mp_net.nsend, sizeof(mp_net_buf *));
     for (int i = 0; i < nbufs; i++) {
         mp_net.bufs[i].data = mp_net.pool + (size_t)i * mp_net.buf_size;
-        mp_net.bufs[i].is_recv = i >= mp_net.nsend;
+        mp_net.bufs[i].kind = i >= mp_net.nsend ? MP_NET_K_RECV : MP_NET_K_SEND;
         if (i < mp_net.nsend)
             mp_net.send_free[mp_net.nsend_free++] = &mp_net.bufs[i];
     }
@@ -288,10 +316,10 @@ static void describe(void)
     if (!mp_cfg.verbose || mp_world.rank != 0)
         return;
     fprintf(stderr, "MemPI: net transport: provider %s on %s, %d remote peer(s), %d credits of "
-            "%zu bytes each, eager up to %zu bytes, inject %zu bytes\n",
+            "%zu bytes each, eager up to %zu bytes, inject %zu bytes, rendezvous by %s\n",
             mp_net.info->fabric_attr->prov_name, mp_net.info->domain_attr->name, mp_net.nremote,
             mp_net.credits, mp_net_transport.max_payload, mp_net_transport.eager_max,
-            mp_net.inject_size);
+            mp_net.inject_size, mp_net.rma ? "fi_read/fi_write" : "CTS+FRAG pipeline");
 }
 
 int mp_net_init(void)
@@ -299,8 +327,8 @@ int mp_net_init(void)
     if (mp_nodes_nhosts() <= 1)
         return MPI_SUCCESS;           /* every rank shares our memory: no network needed */
     const char *provider, *iface;
-    int err;
-    if ((err = read_settings(&provider, &iface)))
+    int err, rma = 0;
+    if ((err = read_settings(&provider, &iface, &rma)))
         return err;
     mp_net.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_net_peer));
     mp_net.owed_list = mp_calloc((size_t)mp_world.size, sizeof(int));
@@ -313,9 +341,10 @@ int mp_net_init(void)
         }
         mp_net.nremote += mp_net.peers[w].remote;
     }
-    if ((err = choose_provider(provider, iface)) || (err = make_buffers()) ||
+    if ((err = choose_provider(provider, iface, rma)) || (err = make_buffers()) ||
         (err = open_endpoint()) || (err = register_buffers()))
         return err;
+    mp_net_rma_init();
     mp_net.active = 1;
     for (int i = mp_net.nsend; i < mp_net.nsend + mp_net.nrecv; i++)
         mp_net_post_recv(&mp_net.bufs[i]);
@@ -397,6 +426,7 @@ void mp_net_finalize(void)
     drive(byes_done);
     mp_net.active = 0;
     fi_close(&mp_net.ep->fid);
+    mp_net_rma_finalize();
     if (mp_net.mr)
         fi_close(&mp_net.mr->fid);
     fi_close(&mp_net.av->fid);

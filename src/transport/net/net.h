@@ -1,7 +1,9 @@
 /* net.h -- private state of the network transport (libfabric).  MemPI, BSD-3-Clause.
  *
  * Every packet on the wire is a 16-byte mp_net_wire, then (for DATA) the point-to-point
- * header and payload exactly as the shm transport carries them.  The wire header adds what a
+ * header and payload exactly as the shm transport carries them; an RTS or SREQ whose buffer
+ * was registered for fi_read / fi_write carries the remote key (mp_net_key) between the two
+ * (flag MP_NET_F_KEY; see netrma.c).  The wire header adds what a
  * network needs and shared memory does not: the sender's world rank (an RDM endpoint receives
  * from anyone into any posted buffer), a per-pair packet number that checks the provider kept
  * send-after-send order, and returned credits.
@@ -29,27 +31,56 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #define MP_NET_MAGIC   0x6d704e74u    /* "mpNt" */
+#define MP_NET_INJECT  1024           /* inject size asked of the provider (and stack packets) */
 #define MP_NET_RESERVE 6              /* receive buffers per peer beyond its credits (5 used) */
 
 enum { MP_NET_DATA = 1, MP_NET_CREDIT, MP_NET_BYE, MP_NET_BYE_ACK };
+enum { MP_NET_F_KEY = 1 };            /* DATA: an mp_net_key follows the mp_hdr */
 
 typedef struct mp_net_wire {
     uint32_t magic;
-    uint16_t type;                    /* MP_NET_DATA, MP_NET_CREDIT, MP_NET_BYE */
+    uint8_t  type;                    /* MP_NET_DATA, MP_NET_CREDIT, MP_NET_BYE */
+    uint8_t  flags;                   /* MP_NET_F_KEY */
     uint16_t credits;                 /* buffers of the sender's that we may fill again */
     int32_t  src;                     /* sender's world rank */
     uint32_t seq;                     /* DATA, BYE: per sender->receiver packet number */
 } mp_net_wire;
 
-/* A buffer the provider owns while a send or receive is posted on it. */
+/* The remote key of a buffer a peer exposed to us (RTS: its send buffer, SREQ: its receive
+ * buffer), sent after the mp_hdr.  Remote address of byte i of the buffer = base + i. */
+typedef struct mp_net_key {
+    uint64_t key;
+    uint64_t base;                    /* hdr.addr with FI_MR_VIRT_ADDR, else 0 (offsets) */
+} mp_net_key;
+
+enum { MP_NET_K_SEND, MP_NET_K_RECV, MP_NET_K_RMA };
+
+/* A buffer the provider owns while a send or receive is posted on it; also the context of a
+ * read or write (kind MP_NET_K_RMA, data unused). */
 typedef struct mp_net_buf {
     struct fi_context ctx;            /* first: the provider's per-operation context */
-    int is_recv;
+    int kind;                         /* MP_NET_K_* */
     int peer;                         /* sends: destination world rank */
     char *data;
+    int pending;                      /* RMA: operations not yet completed */
+    int err;                          /* RMA: an operation failed (fi errno) */
 } mp_net_buf;
+
+/* A registration: one of our buffers a peer may read or write (`mine`), or one of the
+ * peer's that we may (`!mine`).  See netrma.c for when each is made and dropped. */
+typedef struct mp_net_reg {
+    struct mp_net_reg *next;
+    uint64_t cookie;                  /* the pt2pt request the RTS / SREQ named */
+    uint64_t addr, size;              /* hdr.addr, hdr.size */
+    struct fid_mr *mr;                /* mine */
+    mp_net_key key;                   /* theirs */
+    int is_sreq;                      /* SREQ: resolved by the first matching message */
+    int32_t ctx, tag;
+    uint32_t first_seq;
+} mp_net_reg;
 
 typedef struct mp_net_peer {
     fi_addr_t addr;
@@ -66,6 +97,9 @@ typedef struct mp_net_peer {
     int bye;                          /* its BYE arrived */
     int bye_acked;                    /* its BYE_ACK (for our BYE) arrived */
     int ack_pending;                  /* we still owe it a BYE_ACK */
+    mp_net_reg *mine, *theirs;        /* registrations (netrma.c) */
+    int32_t sent_ctx[64], sent_tag[64]; /* envelopes of the last first packets sent to it */
+    uint32_t sent_next;               /* sequence number after the last one sent */
 } mp_net_peer;
 
 typedef struct mp_net_state {
@@ -98,6 +132,11 @@ typedef struct mp_net_state {
     double timeout;                   /* MEMPI_NET_TIMEOUT in seconds, 0: no liveness checks */
     double last_check, last_beat;
     unsigned polls;
+    int rma;                          /* fi_read / fi_write single copy is on */
+    uint64_t next_key;                /* requested keys, when the provider does not pick */
+    struct { mp_net_buf *b; size_t len; } *deferred;  /* receives completed during an RMA wait */
+    int ndeferred, deferred_head;
+    int rma_pending, rma_err;         /* the RMA wait's operations in flight, first error */
 } mp_net_state;
 extern mp_net_state mp_net;
 
@@ -106,6 +145,19 @@ int  mp_net_poll(void);
 int  mp_net_send_ctrl(int peer, int type);  /* CREDIT / BYE; 0 or MP_AGAIN */
 void mp_net_check_liveness(void);
 const char *mp_net_peer_name(int world);    /* "rank 3 (host 1)" for messages */
+int  mp_net_cq_batch(int defer);            /* one batch of completions; events */
+
+/* netrma.c */
+void mp_net_rma_init(void);                 /* sets the transport's read/write if possible */
+void mp_net_rma_finalize(void);
+/* An outgoing DATA packet: may register a buffer (RTS, SREQ) and fill *key, drop
+ * registrations the packet ends.  Returns 1 to send it with a key, 0 without, -1 to swallow
+ * it (an SREQ we cannot or will not serve).  *h may be edited (RTS addr = 0: pipeline). */
+int  mp_net_rma_outgoing(int peer, mp_hdr *h, mp_net_key *key, mp_net_reg **made);
+void mp_net_rma_unsent(mp_net_reg *made);     /* the provider refused the packet */
+void mp_net_rma_sent(int peer, const mp_hdr *h, mp_net_reg *made);
+/* An incoming DATA packet, before the protocol sees it (key: its trailer or NULL). */
+void mp_net_rma_incoming(int peer, const mp_hdr *h, const mp_net_key *key);
 #endif
 
 #endif

@@ -18,6 +18,8 @@
 #ifdef MEMPI_HAVE_LIBFABRIC
 #include <string.h>
 
+#define MP_NET_INLINE_MAX MP_NET_INJECT  /* largest packet built on the stack for fi_inject */
+
 static void copy_payload(void *dst, const mp_payload *p)
 {
     if (p == NULL || p->len == 0)
@@ -71,39 +73,58 @@ static int net_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     if (p->credits == 0)
         return MP_AGAIN;
     size_t len = payload ? payload->len : 0;
-    size_t total = sizeof(mp_net_wire) + sizeof(mp_hdr) + len;
-    mp_net_wire w = { MP_NET_MAGIC, MP_NET_DATA, take_owed(p), mp_world.rank, p->send_seq };
     mp_hdr h = *hdr;
     h.len = (uint32_t)len;
+    mp_net_key key;
+    mp_net_reg *made = NULL;
+    int with_key = 0;
+    if (mp_net.rma && (with_key = mp_net_rma_outgoing(world_peer, &h, &key, &made)) < 0)
+        return 0;                      /* an SREQ we do not serve: as if lost, which is safe */
+    size_t head = sizeof(mp_net_wire) + sizeof(mp_hdr) + (with_key ? sizeof key : 0);
+    size_t total = head + len;
+    mp_net_wire w = { MP_NET_MAGIC, MP_NET_DATA, with_key ? MP_NET_F_KEY : 0, take_owed(p),
+                      mp_world.rank, p->send_seq };
     int rc;
-    if (total <= mp_net.inject_size) {
-        char bytes[sizeof w + sizeof h];
+    if (total <= mp_net.inject_size && total <= MP_NET_INLINE_MAX) {
+        /* Small enough to inject: the provider copies it now, no buffer, no completion. */
+        char bytes[MP_NET_INLINE_MAX];
         memcpy(bytes, &w, sizeof w);
         memcpy(bytes + sizeof w, &h, sizeof h);
+        if (with_key)
+            memcpy(bytes + sizeof w + sizeof h, &key, sizeof key);
+        copy_payload(bytes + head, payload);
         rc = post(world_peer, NULL, bytes, total);
     } else {
         mp_net_buf *b = send_buf();
-        if (b == NULL)
+        if (b == NULL) {
+            mp_net_rma_unsent(made);
             return MP_AGAIN;
+        }
         memcpy(b->data, &w, sizeof w);
         memcpy(b->data + sizeof w, &h, sizeof h);
-        copy_payload(b->data + sizeof w + sizeof h, payload);
+        if (with_key)
+            memcpy(b->data + sizeof w + sizeof h, &key, sizeof key);
+        copy_payload(b->data + head, payload);
         rc = post(world_peer, b, NULL, total);
         if (rc != 0)
             send_buf_release(b);
     }
-    if (rc != 0)
+    if (rc != 0) {
+        mp_net_rma_unsent(made);
         return rc;
+    }
     p->credits--;
     p->send_seq++;
     p->owed -= w.credits;
+    if (mp_net.rma)
+        mp_net_rma_sent(world_peer, &h, made);
     return 0;
 }
 
 int mp_net_send_ctrl(int peer, int type)
 {
     mp_net_peer *p = &mp_net.peers[peer];
-    mp_net_wire w = { MP_NET_MAGIC, (uint16_t)type, take_owed(p), mp_world.rank,
+    mp_net_wire w = { MP_NET_MAGIC, (uint8_t)type, 0, take_owed(p), mp_world.rank,
                       type == MP_NET_BYE ? p->send_seq : 0 };
     int rc;
     /* BYE and BYE_ACK must leave before the endpoint closes: they take a buffer so that a
@@ -174,10 +195,14 @@ static void deliver(int src, mp_net_buf *b, size_t len)
     p->recv_seq++;
     if (type == MP_NET_DATA) {
         const mp_hdr *h = (const mp_hdr *)(w + 1);
-        if (MP_UNLIKELY(len != sizeof *w + sizeof *h + h->len))
+        const mp_net_key *key = (w->flags & MP_NET_F_KEY) ? (const mp_net_key *)(h + 1) : NULL;
+        size_t head = sizeof *w + sizeof *h + (key ? sizeof *key : 0);
+        if (MP_UNLIKELY(len != head + h->len))
             mp_fatal("network transport: packet from %s has %zu bytes, header says %zu",
-                     mp_net_peer_name(src), len, sizeof *w + sizeof *h + (size_t)h->len);
-        mp_on_packet(src, h, h + 1);
+                     mp_net_peer_name(src), len, head + (size_t)h->len);
+        if (mp_net.rma)
+            mp_net_rma_incoming(src, h, key);
+        mp_on_packet(src, h, (const char *)b->data + head);
     } else {                                   /* BYE: the last numbered packet of a peer */
         p->bye = 1;
         mp_net.byes++;
@@ -255,38 +280,73 @@ static void cq_error(void)
     if (fi_cq_readerr(mp_net.cq, &e, 0) < 0)
         mp_fatal("network transport: completion queue error (unreadable)");
     mp_net_buf *b = e.op_context;
+    if (b && b->kind == MP_NET_K_RMA) {        /* the RMA wait reports it */
+        mp_net.rma_pending--;
+        if (mp_net.rma_err == 0)
+            mp_net.rma_err = e.err ? e.err : FI_EIO;
+        return;
+    }
     char detail[256] = "";
     fi_cq_strerror(mp_net.cq, e.prov_errno, e.err_data, detail, sizeof detail);
-    if (b && !b->is_recv)
+    if (b && b->kind == MP_NET_K_SEND)
         mp_fatal("network transport: send to %s failed: %s (%s) -- the rank died or the link "
                  "to its node is down", mp_net_peer_name(b->peer), fi_strerror(e.err), detail);
     mp_fatal("network transport: receive failed: %s (%s)", fi_strerror(e.err), detail);
+}
+
+/* Reads up to one batch of completions.  With `defer` (inside an RMA wait, which may run in
+ * the middle of the packet handler) arrived packets are queued, not handed over: the
+ * protocol is never entered twice.  Their order does not matter, the window restores it. */
+int mp_net_cq_batch(int defer)
+{
+    struct fi_cq_data_entry ent[16];
+    ssize_t n = fi_cq_read(mp_net.cq, ent, 16);
+    if (n == -FI_EAGAIN)
+        return 0;
+    if (n == -FI_EAVAIL) {
+        cq_error();
+        return 1;
+    }
+    if (n < 0)
+        mp_fatal("network transport: fi_cq_read failed: %s", fi_strerror((int)-n));
+    for (ssize_t i = 0; i < n; i++) {
+        mp_net_buf *b = ent[i].op_context;
+        switch (b->kind) {
+        case MP_NET_K_RECV:
+            if (defer) {
+                int slot = (mp_net.deferred_head + mp_net.ndeferred++) % mp_net.nrecv;
+                mp_net.deferred[slot].b = b;
+                mp_net.deferred[slot].len = ent[i].len;
+            } else {
+                on_receive(b, ent[i].len);
+            }
+            break;
+        case MP_NET_K_SEND:
+            send_buf_release(b);
+            break;
+        default:
+            mp_net.rma_pending--;
+        }
+    }
+    return (int)n;
 }
 
 int mp_net_poll(void)
 {
     if (!mp_net.active)
         return 0;
-    struct fi_cq_data_entry ent[16];
     int events = 0;
-    for (;;) {
-        ssize_t n = fi_cq_read(mp_net.cq, ent, 16);
-        if (n == -FI_EAGAIN)
-            break;
-        if (n == -FI_EAVAIL) {
-            cq_error();
-            break;
-        }
-        if (n < 0)
-            mp_fatal("network transport: fi_cq_read failed: %s", fi_strerror((int)-n));
-        for (ssize_t i = 0; i < n; i++) {
-            mp_net_buf *b = ent[i].op_context;
-            if (b->is_recv)
-                on_receive(b, ent[i].len);
-            else
-                send_buf_release(b);
-        }
-        events += (int)n;
+    while (mp_net.ndeferred > 0) {
+        mp_net_buf *b = mp_net.deferred[mp_net.deferred_head].b;
+        size_t len = mp_net.deferred[mp_net.deferred_head].len;
+        mp_net.deferred_head = (mp_net.deferred_head + 1) % mp_net.nrecv;
+        mp_net.ndeferred--;
+        on_receive(b, len);
+        events++;
+    }
+    int n;
+    while ((n = mp_net_cq_batch(0)) > 0) {
+        events += n;
         if (n < 16)
             break;
     }
