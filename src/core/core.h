@@ -168,6 +168,7 @@ struct mp_request {
     uint8_t sreq_out;                 /* receive: a request for sending is outstanding */
     uint8_t cancel_pending;           /* a cancel handshake is under way */
     uint8_t dt_held;                  /* the operation holds a reference on dt */
+    uint8_t ack_after;                /* send: answer SRCANCEL once its RWDONE is handed over */
     mp_request *inner;                /* persistent: the active operation, or NULL */
     atomic_int done;                  /* set with release when the operation is complete */
     MPI_Status status;                /* count in bytes is kept in status (see mp_status_*) */
