@@ -92,6 +92,7 @@ int PMPI_Barrier(MPI_Comm comm) { return do_barrier("MPI_Barrier", comm, NULL, 0
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_barrier("MPI_Ibarrier", comm, request, 1);
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
@@ -114,23 +115,27 @@ static int do_bcast(const char *F, void *buf, MPI_Aint count, MPI_Datatype dth, 
 
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Bcast", buf, count, dt, root, comm, NULL, 0);
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Bcast_c", buf, (MPI_Aint)count, dt, root, comm, NULL, 0);
 }
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Ibcast", buf, count, dt, root, comm, request, 1);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Ibcast_c", buf, (MPI_Aint)count, dt, root, comm, request, 1);
 }
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
@@ -164,24 +169,28 @@ static int do_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Aint count
 int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Reduce", sbuf, rbuf, count, dt, op, root, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
 int PMPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                   int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Reduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, root, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
 int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Ireduce", sbuf, rbuf, count, dt, op, root, comm, request, 1);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 int PMPI_Ireduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Ireduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, root, comm, request, 1);
 }
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
@@ -208,24 +217,28 @@ static int do_allreduce(const char *F, const void *sbuf, void *rbuf, MPI_Aint co
 int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Allreduce", sbuf, rbuf, count, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Allreduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
 int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Iallreduce", sbuf, rbuf, count, dt, op, comm, request, 1);
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 int PMPI_Iallreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                       MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Iallreduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1);
 }
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
@@ -252,36 +265,42 @@ static int do_scan(const char *F, const void *sbuf, void *rbuf, MPI_Aint count,
 
 int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Scan", sbuf, rbuf, count, dt, op, comm, NULL, 0, 0);
 }
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                 MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Scan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, NULL, 0, 0);
 }
 #pragma weak MPI_Scan_c = PMPI_Scan_c
 int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iscan", sbuf, rbuf, count, dt, op, comm, request, 1, 0);
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
 int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                 MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Exscan", sbuf, rbuf, count, dt, op, comm, NULL, 0, 1);
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
 int PMPI_Exscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Exscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, NULL, 0, 1);
 }
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iexscan", sbuf, rbuf, count, dt, op, comm, request, 1, 1);
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
@@ -330,12 +349,14 @@ static int reduce_scatter_int(const char *F, const void *sbuf, void *rbuf, const
 int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                         MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_int("MPI_Reduce_scatter", sbuf, rbuf, rcounts, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_int("MPI_Ireduce_scatter", sbuf, rbuf, rcounts, dt, op, comm,
                               request, 1);
 }
@@ -343,6 +364,7 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
 int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                               MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Reduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op, comm,
                              NULL, 0);
 }
@@ -350,6 +372,7 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 int PMPI_Reduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount, MPI_Datatype dt,
                                 MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Reduce_scatter_block_c", sbuf, rbuf, NULL, (MPI_Aint)rcount,
                              dt, op, comm, NULL, 0);
 }
@@ -357,6 +380,7 @@ int PMPI_Reduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount, 
 int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Ireduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op,
                              comm, request, 1);
 }
@@ -418,6 +442,7 @@ static int do_gather(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datat
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Gather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm,
                      NULL, 0);
 }
@@ -425,6 +450,7 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
 int PMPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                   MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Gather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount, NULL,
                      NULL, rdt, root, comm, NULL, 0);
 }
@@ -432,6 +458,7 @@ int PMPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rb
 int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Igather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm,
                      request, 1);
 }
@@ -456,6 +483,7 @@ static int gatherv_int(const char *F, const void *sbuf, int scount, MPI_Datatype
 int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                  const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return gatherv_int("MPI_Gatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                        NULL, 0);
 }
@@ -464,6 +492,7 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                   const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return gatherv_int("MPI_Igatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                        request, 1);
 }
@@ -504,6 +533,7 @@ static int do_scatter(const char *F, const void *sbuf, MPI_Aint scount, const MP
 int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Scatter", sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
                       comm, NULL, 0);
 }
@@ -511,6 +541,7 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
 int PMPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Scatter_c", sbuf, (MPI_Aint)scount, NULL, NULL, sdt, rbuf,
                       (MPI_Aint)rcount, rdt, root, comm, NULL, 0);
 }
@@ -518,6 +549,7 @@ int PMPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
 int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Iscatter", sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
                       comm, request, 1);
 }
@@ -542,6 +574,7 @@ static int scatterv_int(const char *F, const void *sbuf, const int *scounts, con
 int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return scatterv_int("MPI_Scatterv", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                         comm, NULL, 0);
 }
@@ -550,6 +583,7 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
                    void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return scatterv_int("MPI_Iscatterv", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                         comm, request, 1);
 }
@@ -584,6 +618,7 @@ static int do_allgather(const char *F, const void *sbuf, MPI_Aint scount, MPI_Da
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Allgather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm,
                         NULL, 0);
 }
@@ -591,6 +626,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
 int PMPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Allgather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
                         NULL, NULL, rdt, comm, NULL, 0);
 }
@@ -598,6 +634,7 @@ int PMPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void 
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Iallgather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm,
                         request, 1);
 }
@@ -621,6 +658,7 @@ static int allgatherv_int(const char *F, const void *sbuf, int scount, MPI_Datat
 int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                     const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv_int("MPI_Allgatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                           NULL, 0);
 }
@@ -629,6 +667,7 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                      const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm,
                      MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return allgatherv_int("MPI_Iallgatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                           request, 1);
 }
@@ -660,12 +699,14 @@ static int do_alltoall(const char *F, const void *sbuf, MPI_Aint scount, MPI_Dat
 int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Alltoall", sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL, 0);
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                     MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Alltoall_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount, rdt,
                        comm, NULL, 0);
 }
@@ -673,6 +714,7 @@ int PMPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
 int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Ialltoall", sbuf, scount, sdt, rbuf, rcount, rdt, comm, request, 1);
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
@@ -733,6 +775,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
                    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                    MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallv_int("MPI_Alltoallv", sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
                          rdt, comm, NULL, 0);
 }
@@ -741,6 +784,7 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
                     void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                     MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallv_int("MPI_Ialltoallv", sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
                          rdt, comm, request, 1);
 }
@@ -765,6 +809,7 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallw_int("MPI_Alltoallw", sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls,
                          rdts, comm, NULL, 0);
 }
@@ -774,6 +819,7 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                     const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
                     MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallw_int("MPI_Ialltoallw", sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls,
                          rdts, comm, request, 1);
 }
@@ -810,6 +856,7 @@ static int peers_of(MPI_Comm comm_h)
 int PMPI_Iallgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                       MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Iallgather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
                         NULL, NULL, rdt, comm, request, 1);
 }
@@ -834,6 +881,7 @@ int PMPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
                       const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                       MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv_c("MPI_Allgatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                         NULL, 0);
 }
@@ -842,6 +890,7 @@ int PMPI_Iallgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, voi
                        const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                        MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return allgatherv_c("MPI_Iallgatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                         request, 1);
 }
@@ -851,6 +900,7 @@ int PMPI_Igather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Igather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount, NULL,
                      NULL, rdt, root, comm, request, 1);
 }
@@ -878,6 +928,7 @@ int PMPI_Gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
                    const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                    int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return gatherv_c("MPI_Gatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                      NULL, 0);
 }
@@ -886,6 +937,7 @@ int PMPI_Igatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
                     const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                     int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return gatherv_c("MPI_Igatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                      request, 1);
 }
@@ -895,6 +947,7 @@ int PMPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
                     MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                     MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Iscatter_c", sbuf, (MPI_Aint)scount, NULL, NULL, sdt, rbuf,
                       (MPI_Aint)rcount, rdt, root, comm, request, 1);
 }
@@ -922,6 +975,7 @@ int PMPI_Scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint 
                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                     MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return scatterv_c("MPI_Scatterv_c", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                       comm, NULL, 0);
 }
@@ -930,6 +984,7 @@ int PMPI_Iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                      MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return scatterv_c("MPI_Iscatterv_c", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                       comm, request, 1);
 }
@@ -938,6 +993,7 @@ int PMPI_Iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
 int PMPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Ialltoall_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
                        rdt, comm, request, 1);
 }
@@ -961,6 +1017,7 @@ int PMPI_Alltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      MPI_Datatype sdt, void *rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Alltoallv_c", sbuf, scounts, sdispls, NULL, sdt, rbuf, rcounts,
                         rdispls, NULL, rdt, comm, NULL, 0);
 }
@@ -970,6 +1027,7 @@ int PMPI_Ialltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Ain
                       const MPI_Aint rdispls[], MPI_Datatype rdt, MPI_Comm comm,
                       MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Ialltoallv_c", sbuf, scounts, sdispls, NULL, sdt, rbuf, rcounts,
                         rdispls, NULL, rdt, comm, request, 1);
 }
@@ -978,6 +1036,7 @@ int PMPI_Alltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      const MPI_Datatype sdts[], void *rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Alltoallw_c", sbuf, scounts, sdispls, sdts, MPI_DATATYPE_NULL, rbuf,
                         rcounts, rdispls, rdts, MPI_DATATYPE_NULL, comm, NULL, 0);
 }
@@ -987,6 +1046,7 @@ int PMPI_Ialltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Ain
                       const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
                       MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Ialltoallw_c", sbuf, scounts, sdispls, sdts, MPI_DATATYPE_NULL,
                         rbuf, rcounts, rdispls, rdts, MPI_DATATYPE_NULL, comm, request, 1);
 }
@@ -1010,12 +1070,14 @@ static int reduce_scatter_c(const char *F, const void *sbuf, void *rbuf, const M
 int PMPI_Reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_c("MPI_Reduce_scatter_c", sbuf, rbuf, rcounts, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
 int PMPI_Ireduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_c("MPI_Ireduce_scatter_c", sbuf, rbuf, rcounts, dt, op, comm, request,
                             1);
 }
@@ -1024,6 +1086,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                                  MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Ireduce_scatter_block_c", sbuf, rbuf, NULL, (MPI_Aint)rcount,
                              dt, op, comm, request, 1);
 }
@@ -1032,12 +1095,14 @@ int PMPI_Ireduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount,
 int PMPI_Iscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1, 0);
 }
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
 int PMPI_Iexscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iexscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1, 1);
 }
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c

@@ -158,12 +158,14 @@ static int allgather(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st
 int PMPI_Neighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                             MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Neighbor_allgather", sb, sc, st, rb, rc, rt, comm, NULL, 0);
 }
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 int PMPI_Neighbor_allgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                               MPI_Count rc, MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Neighbor_allgather_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt,
                      comm, NULL, 0);
 }
@@ -171,12 +173,14 @@ int PMPI_Neighbor_allgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, voi
 int PMPI_Ineighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                              MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Ineighbor_allgather", sb, sc, st, rb, rc, rt, comm, req, 1);
 }
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 int PMPI_Ineighbor_allgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                                MPI_Count rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Ineighbor_allgather_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt,
                      comm, req, 1);
 }
@@ -193,6 +197,7 @@ static int allgatherv(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype s
 int PMPI_Neighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
                              const int rd[], MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv", sb, sc, st, rb, ARR(rc, A_INT), ARR(rd, A_INT),
                       rt, comm, NULL, 0);
 }
@@ -201,6 +206,7 @@ int PMPI_Neighbor_allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, vo
                                const MPI_Count rc[], const MPI_Aint rd[], MPI_Datatype rt,
                                MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv_c", sb, (MPI_Aint)sc, st, rb, ARR(rc, A_COUNT),
                       ARR(rd, A_AINT), rt, comm, NULL, 0);
 }
@@ -208,6 +214,7 @@ int PMPI_Neighbor_allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, vo
 int PMPI_Ineighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
                               const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Ineighbor_allgatherv", sb, sc, st, rb, ARR(rc, A_INT),
                       ARR(rd, A_INT), rt, comm, req, 1);
 }
@@ -216,6 +223,7 @@ int PMPI_Ineighbor_allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, v
                                 const MPI_Count rc[], const MPI_Aint rd[], MPI_Datatype rt,
                                 MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Ineighbor_allgatherv_c", sb, (MPI_Aint)sc, st, rb, ARR(rc, A_COUNT),
                       ARR(rd, A_AINT), rt, comm, req, 1);
 }
@@ -232,12 +240,14 @@ static int alltoall(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st,
 int PMPI_Neighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                            MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Neighbor_alltoall", sb, sc, st, rb, rc, rt, comm, NULL, 0);
 }
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 int PMPI_Neighbor_alltoall_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                              MPI_Count rc, MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Neighbor_alltoall_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt, comm,
                     NULL, 0);
 }
@@ -245,12 +255,14 @@ int PMPI_Neighbor_alltoall_c(const void *sb, MPI_Count sc, MPI_Datatype st, void
 int PMPI_Ineighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                             MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Ineighbor_alltoall", sb, sc, st, rb, rc, rt, comm, req, 1);
 }
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 int PMPI_Ineighbor_alltoall_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                               MPI_Count rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Ineighbor_alltoall_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt, comm,
                     req, 1);
 }
@@ -268,6 +280,7 @@ int PMPI_Neighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI_
                             void *rb, const int rc[], const int rd[], MPI_Datatype rt,
                             MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv", sb, ARR(sc, A_INT), ARR(sd, A_INT), st, rb,
                      ARR(rc, A_INT), ARR(rd, A_INT), rt, comm, NULL, 0);
 }
@@ -276,6 +289,7 @@ int PMPI_Neighbor_alltoallv_c(const void *sb, const MPI_Count sc[], const MPI_Ai
                               MPI_Datatype st, void *rb, const MPI_Count rc[],
                               const MPI_Aint rd[], MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv_c", sb, ARR(sc, A_COUNT), ARR(sd, A_AINT), st, rb,
                      ARR(rc, A_COUNT), ARR(rd, A_AINT), rt, comm, NULL, 0);
 }
@@ -284,6 +298,7 @@ int PMPI_Ineighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI
                              void *rb, const int rc[], const int rd[], MPI_Datatype rt,
                              MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Ineighbor_alltoallv", sb, ARR(sc, A_INT), ARR(sd, A_INT), st, rb,
                      ARR(rc, A_INT), ARR(rd, A_INT), rt, comm, req, 1);
 }
@@ -293,6 +308,7 @@ int PMPI_Ineighbor_alltoallv_c(const void *sb, const MPI_Count sc[], const MPI_A
                                const MPI_Aint rd[], MPI_Datatype rt, MPI_Comm comm,
                                MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Ineighbor_alltoallv_c", sb, ARR(sc, A_COUNT), ARR(sd, A_AINT), st, rb,
                      ARR(rc, A_COUNT), ARR(rd, A_AINT), rt, comm, req, 1);
 }
@@ -312,6 +328,7 @@ int PMPI_Neighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[],
                             const MPI_Datatype st[], void *rb, const int rc[],
                             const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw", sb, ARR(sc, A_INT), sd, st, rb, ARR(rc, A_INT),
                      rd, rt, comm, NULL, 0);
 }
@@ -320,6 +337,7 @@ int PMPI_Neighbor_alltoallw_c(const void *sb, const MPI_Count sc[], const MPI_Ai
                               const MPI_Datatype st[], void *rb, const MPI_Count rc[],
                               const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw_c", sb, ARR(sc, A_COUNT), sd, st, rb,
                      ARR(rc, A_COUNT), rd, rt, comm, NULL, 0);
 }
@@ -329,6 +347,7 @@ int PMPI_Ineighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[]
                              const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
                              MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Ineighbor_alltoallw", sb, ARR(sc, A_INT), sd, st, rb, ARR(rc, A_INT),
                      rd, rt, comm, req, 1);
 }
@@ -338,6 +357,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sb, const MPI_Count sc[], const MPI_A
                                const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
                                MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Ineighbor_alltoallw_c", sb, ARR(sc, A_COUNT), sd, st, rb,
                      ARR(rc, A_COUNT), rd, rt, comm, req, 1);
 }
