@@ -88,7 +88,11 @@ static int do_barrier(const char *F, MPI_Comm comm_h, MPI_Request *request, int 
     return start_or_run(comm, F, mp_ibarrier(comm, REQ(request)), &r, request);
 }
 
-int PMPI_Barrier(MPI_Comm comm) { return do_barrier("MPI_Barrier", comm, NULL, 0); }
+int PMPI_Barrier(MPI_Comm comm)
+{
+    MP_BIG_LOCK();
+    return do_barrier("MPI_Barrier", comm, NULL, 0);
+}
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
