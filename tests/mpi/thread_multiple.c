@@ -19,6 +19,7 @@
  *     receives tested a few times and then cancelled (taken if they matched meanwhile);
  *     meanwhile it cancels receives nobody sends to and frees active send requests
  *     (MPI_Request_free).
+ * and the main thread waits on a generalized request that yet another thread completes.
  * Every message carries (source, thread, round) and a checksum; statuses are checked.
  */
 #include <mpi.h>
@@ -88,12 +89,19 @@ static void *ping(void *arg)
         case 2:
             MPI_Sendrecv(out, n, MPI_BYTE, next, tag, in, n, MPI_BYTE, prev, tag, MPI_COMM_WORLD, &st);
             break;
-        case 3:
+        case 3: {
+            int outcount, idx[2], left = 2;
             MPI_Issend(out, n, MPI_BYTE, next, tag, MPI_COMM_WORLD, &rq[0]);
             MPI_Irecv(in, n, MPI_BYTE, prev, tag, MPI_COMM_WORLD, &rq[1]);
-            MPI_Waitall(2, rq, sts);
-            st = sts[1];
+            while (left > 0) {
+                MPI_Waitsome(2, rq, &outcount, idx, sts);
+                for (int i = 0; i < outcount; i++)
+                    if (idx[i] == 1)
+                        st = sts[i];
+                left -= outcount;
+            }
             break;
+        }
         default: {
             int flag = 0;
             MPI_Send_init(out, n, MPI_BYTE, next, tag, MPI_COMM_WORLD, &rq[0]);
@@ -261,6 +269,29 @@ static void *wild(void *arg)
     return NULL;
 }
 
+/* Completes a generalized request from another thread while the main thread waits on it. */
+static int greq_query(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    MPI_Status_set_elements(st, MPI_BYTE, 3);
+    MPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+static int greq_free(void *extra) { (void)extra; return MPI_SUCCESS; }
+static int greq_cancel(void *extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
+
+static void *greq_completer(void *arg)
+{
+    MPI_Request *g = arg;
+    int flag;
+    for (int i = 0; i < 100; i++)      /* some MPI traffic first: the waiter must keep waiting */
+        MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    MPI_Grequest_complete(*g);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -279,6 +310,16 @@ int main(int argc, char **argv)
         pthread_create(&th[t], NULL, ping, (void *)(long)t);
     pthread_create(&th[NPING], NULL, prober, NULL);
     pthread_create(&th[NPING + 1], NULL, wild, NULL);
+    MPI_Request g;
+    MPI_Status gst;
+    pthread_t gth;
+    int gcount;
+    MPI_Grequest_start(greq_query, greq_free, greq_cancel, NULL, &g);
+    pthread_create(&gth, NULL, greq_completer, &g);
+    MPI_Wait(&g, &gst);
+    MPI_Get_count(&gst, MPI_BYTE, &gcount);
+    CHECK(g == MPI_REQUEST_NULL && gcount == 3, "generalized request: count %d", gcount);
+    pthread_join(gth, NULL);
     for (int t = 0; t < NPING + 2; t++)
         pthread_join(th[t], NULL);
 
