@@ -48,7 +48,9 @@
  * an ordinary mutex: re-entry (a user error handler or callback calling MPI) costs an
  * increment.  A wait must not keep the lock while nothing happens, or the thread that could
  * complete its request (posting the matching receive, say) never gets in:
- *   - yielding and sleeping release it entirely (whatever the depth) and take it back after;
+ *   - yielding and sleeping release it entirely (whatever the depth) and take it back after
+ *     -- except inside a poll (a transport handler waiting for its provider), whose state is
+ *     half-way: there the lock stays;
  *   - a poll that finds other threads blocked on the lock (`lock_waiters`) first steps aside:
  *     it releases the lock and yields until one of them got it (`lock_grants` moved) or a
  *     bounded number of yields passed.  Without that hand-over the polling thread would
@@ -100,6 +102,7 @@ static _Thread_local uint64_t yield_start;
 int mp_thread_multiple;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int lock_depth;   /* this thread's holds; 0 = it does not hold the lock */
+static _Thread_local int polling;      /* inside poll_all: a wait there keeps the lock */
 static atomic_int lock_waiters;        /* threads blocked in mp_lock_slow (relaxed: a hint) */
 static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
 #define STEP_ASIDE_YIELDS 64           /* bound of a hand-over that no waiter takes */
@@ -140,11 +143,18 @@ void mp_lock_reacquire(int depth)
     }
 }
 
+/* For a wait inside a poll (a transport handler that waits for its provider): the lock
+ * stays -- the poll's state is half-way -- and other threads wait a little longer. */
+static int release_for_wait(void)
+{
+    return polling ? 0 : mp_lock_release();
+}
+
 /* Other threads wait for the lock: let one of them in before polling again. */
 static void step_aside(void)
 {
     unsigned grants = atomic_load_explicit(&lock_grants, memory_order_relaxed);
-    int depth = mp_lock_release();
+    int depth = release_for_wait();
     if (depth == 0)
         return;
     for (int i = 0; i < STEP_ASIDE_YIELDS; i++) {
@@ -175,12 +185,14 @@ void mp_progress_register(mp_progress_hook hook)
 static int poll_all(void)
 {
     mp_lock();
-    if (MP_UNLIKELY(mp_thread_multiple) &&
+    if (MP_UNLIKELY(mp_thread_multiple) && polling == 0 &&
         atomic_load_explicit(&lock_waiters, memory_order_relaxed))
         step_aside();
+    polling++;
     int events = mp_transports_poll();
     for (int i = 0; i < nhooks; i++)
         events += hooks[i]();
+    polling--;
     if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
         mp_shm_wake_self();
     mp_unlock();
@@ -197,7 +209,7 @@ static uint64_t now_ns(void)
 static void yield_core(void)
 {
     if (MP_UNLIKELY(mp_thread_multiple)) {
-        int depth = mp_lock_release();
+        int depth = release_for_wait();
         sched_yield();
         mp_lock_reacquire(depth);
     } else {
@@ -212,7 +224,7 @@ static void sleep_until_delivery(void)
     atomic_fetch_add_explicit(&local_sleepers, 1, memory_order_seq_cst);
     int verdict = mp_shm_sleep_prepare(&word);
     if (verdict == MP_SLEEP_OK) {
-        int depth = MP_UNLIKELY(mp_thread_multiple) ? mp_lock_release() : 0;
+        int depth = MP_UNLIKELY(mp_thread_multiple) ? release_for_wait() : 0;
         atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
         if (!mp_shm_sleep_commit(word, MP_SLEEP_TIMEOUT_US))
             atomic_fetch_add_explicit(&sleep_timeouts, 1, memory_order_relaxed);
