@@ -118,10 +118,15 @@ static int do_barrier(const char *F, MPI_Comm comm_h, MPI_Request *request, int 
     return start_or_run(comm, F, mp_ibarrier(comm, REQ(request)), &r, request);
 }
 
-int PMPI_Barrier(MPI_Comm comm) { return do_barrier("MPI_Barrier", comm, NULL, 0); }
+int PMPI_Barrier(MPI_Comm comm)
+{
+    MP_BIG_LOCK();
+    return do_barrier("MPI_Barrier", comm, NULL, 0);
+}
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_barrier("MPI_Ibarrier", comm, request, 1);
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
@@ -144,23 +149,27 @@ static int do_bcast(const char *F, void *buf, MPI_Aint count, MPI_Datatype dth, 
 
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Bcast", buf, count, dt, root, comm, NULL, 0);
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Bcast_c", buf, (MPI_Aint)count, dt, root, comm, NULL, 0);
 }
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Ibcast", buf, count, dt, root, comm, request, 1);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_bcast("MPI_Ibcast_c", buf, (MPI_Aint)count, dt, root, comm, request, 1);
 }
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
@@ -194,24 +203,28 @@ static int do_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Aint count
 int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Reduce", sbuf, rbuf, count, dt, op, root, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
 int PMPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                   int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Reduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, root, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
 int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Ireduce", sbuf, rbuf, count, dt, op, root, comm, request, 1);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 int PMPI_Ireduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce("MPI_Ireduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, root, comm, request, 1);
 }
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
@@ -238,24 +251,28 @@ static int do_allreduce(const char *F, const void *sbuf, void *rbuf, MPI_Aint co
 int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Allreduce", sbuf, rbuf, count, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Allreduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
 int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Iallreduce", sbuf, rbuf, count, dt, op, comm, request, 1);
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 int PMPI_Iallreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                       MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allreduce("MPI_Iallreduce_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1);
 }
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
@@ -282,36 +299,42 @@ static int do_scan(const char *F, const void *sbuf, void *rbuf, MPI_Aint count,
 
 int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Scan", sbuf, rbuf, count, dt, op, comm, NULL, 0, 0);
 }
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                 MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Scan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, NULL, 0, 0);
 }
 #pragma weak MPI_Scan_c = PMPI_Scan_c
 int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iscan", sbuf, rbuf, count, dt, op, comm, request, 1, 0);
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
 int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                 MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Exscan", sbuf, rbuf, count, dt, op, comm, NULL, 0, 1);
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
 int PMPI_Exscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Exscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, NULL, 0, 1);
 }
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iexscan", sbuf, rbuf, count, dt, op, comm, request, 1, 1);
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
@@ -360,12 +383,14 @@ static int reduce_scatter_int(const char *F, const void *sbuf, void *rbuf, const
 int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                         MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_int("MPI_Reduce_scatter", sbuf, rbuf, rcounts, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_int("MPI_Ireduce_scatter", sbuf, rbuf, rcounts, dt, op, comm,
                               request, 1);
 }
@@ -373,6 +398,7 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
 int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                               MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Reduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op, comm,
                              NULL, 0);
 }
@@ -380,6 +406,7 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 int PMPI_Reduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount, MPI_Datatype dt,
                                 MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Reduce_scatter_block_c", sbuf, rbuf, NULL, (MPI_Aint)rcount,
                              dt, op, comm, NULL, 0);
 }
@@ -387,6 +414,7 @@ int PMPI_Reduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount, 
 int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Ireduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op,
                              comm, request, 1);
 }
@@ -448,6 +476,7 @@ static int do_gather(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datat
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Gather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm,
                      NULL, 0);
 }
@@ -455,6 +484,7 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
 int PMPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                   MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Gather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount, NULL,
                      NULL, rdt, root, comm, NULL, 0);
 }
@@ -462,6 +492,7 @@ int PMPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rb
 int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Igather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm,
                      request, 1);
 }
@@ -486,6 +517,7 @@ static int gatherv_int(const char *F, const void *sbuf, int scount, MPI_Datatype
 int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                  const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return gatherv_int("MPI_Gatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                        NULL, 0);
 }
@@ -494,6 +526,7 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                   const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return gatherv_int("MPI_Igatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                        request, 1);
 }
@@ -534,6 +567,7 @@ static int do_scatter(const char *F, const void *sbuf, MPI_Aint scount, const MP
 int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Scatter", sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
                       comm, NULL, 0);
 }
@@ -541,6 +575,7 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
 int PMPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Scatter_c", sbuf, (MPI_Aint)scount, NULL, NULL, sdt, rbuf,
                       (MPI_Aint)rcount, rdt, root, comm, NULL, 0);
 }
@@ -548,6 +583,7 @@ int PMPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
 int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Iscatter", sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
                       comm, request, 1);
 }
@@ -572,6 +608,7 @@ static int scatterv_int(const char *F, const void *sbuf, const int *scounts, con
 int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return scatterv_int("MPI_Scatterv", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                         comm, NULL, 0);
 }
@@ -580,6 +617,7 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
                    void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return scatterv_int("MPI_Iscatterv", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                         comm, request, 1);
 }
@@ -614,6 +652,7 @@ static int do_allgather(const char *F, const void *sbuf, MPI_Aint scount, MPI_Da
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Allgather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm,
                         NULL, 0);
 }
@@ -621,6 +660,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
 int PMPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Allgather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
                         NULL, NULL, rdt, comm, NULL, 0);
 }
@@ -628,6 +668,7 @@ int PMPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void 
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Iallgather", sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm,
                         request, 1);
 }
@@ -651,6 +692,7 @@ static int allgatherv_int(const char *F, const void *sbuf, int scount, MPI_Datat
 int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                     const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv_int("MPI_Allgatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                           NULL, 0);
 }
@@ -659,6 +701,7 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                      const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm,
                      MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return allgatherv_int("MPI_Iallgatherv", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                           request, 1);
 }
@@ -690,12 +733,14 @@ static int do_alltoall(const char *F, const void *sbuf, MPI_Aint scount, MPI_Dat
 int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Alltoall", sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL, 0);
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                     MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Alltoall_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount, rdt,
                        comm, NULL, 0);
 }
@@ -703,6 +748,7 @@ int PMPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
 int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Ialltoall", sbuf, scount, sdt, rbuf, rcount, rdt, comm, request, 1);
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
@@ -763,6 +809,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
                    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                    MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallv_int("MPI_Alltoallv", sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
                          rdt, comm, NULL, 0);
 }
@@ -771,6 +818,7 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
                     void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                     MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallv_int("MPI_Ialltoallv", sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
                          rdt, comm, request, 1);
 }
@@ -795,6 +843,7 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallw_int("MPI_Alltoallw", sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls,
                          rdts, comm, NULL, 0);
 }
@@ -804,6 +853,7 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                     const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
                     MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallw_int("MPI_Ialltoallw", sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls,
                          rdts, comm, request, 1);
 }
@@ -840,6 +890,7 @@ static int peers_of(MPI_Comm comm_h)
 int PMPI_Iallgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                       MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_allgather("MPI_Iallgather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
                         NULL, NULL, rdt, comm, request, 1);
 }
@@ -864,6 +915,7 @@ int PMPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
                       const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                       MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv_c("MPI_Allgatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                         NULL, 0);
 }
@@ -872,6 +924,7 @@ int PMPI_Iallgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, voi
                        const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                        MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return allgatherv_c("MPI_Iallgatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm,
                         request, 1);
 }
@@ -881,6 +934,7 @@ int PMPI_Igather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_gather("MPI_Igather_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount, NULL,
                      NULL, rdt, root, comm, request, 1);
 }
@@ -908,6 +962,7 @@ int PMPI_Gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
                    const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                    int root, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return gatherv_c("MPI_Gatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                      NULL, 0);
 }
@@ -916,6 +971,7 @@ int PMPI_Igatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
                     const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                     int root, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return gatherv_c("MPI_Igatherv_c", sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
                      request, 1);
 }
@@ -925,6 +981,7 @@ int PMPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
                     MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                     MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scatter("MPI_Iscatter_c", sbuf, (MPI_Aint)scount, NULL, NULL, sdt, rbuf,
                       (MPI_Aint)rcount, rdt, root, comm, request, 1);
 }
@@ -952,6 +1009,7 @@ int PMPI_Scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint 
                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                     MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return scatterv_c("MPI_Scatterv_c", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                       comm, NULL, 0);
 }
@@ -960,6 +1018,7 @@ int PMPI_Iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                      MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return scatterv_c("MPI_Iscatterv_c", sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
                       comm, request, 1);
 }
@@ -968,6 +1027,7 @@ int PMPI_Iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
 int PMPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_alltoall("MPI_Ialltoall_c", sbuf, (MPI_Aint)scount, sdt, rbuf, (MPI_Aint)rcount,
                        rdt, comm, request, 1);
 }
@@ -991,6 +1051,7 @@ int PMPI_Alltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      MPI_Datatype sdt, void *rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Alltoallv_c", sbuf, scounts, sdispls, NULL, sdt, rbuf, rcounts,
                         rdispls, NULL, rdt, comm, NULL, 0);
 }
@@ -1000,6 +1061,7 @@ int PMPI_Ialltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Ain
                       const MPI_Aint rdispls[], MPI_Datatype rdt, MPI_Comm comm,
                       MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Ialltoallv_c", sbuf, scounts, sdispls, NULL, sdt, rbuf, rcounts,
                         rdispls, NULL, rdt, comm, request, 1);
 }
@@ -1008,6 +1070,7 @@ int PMPI_Alltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      const MPI_Datatype sdts[], void *rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Alltoallw_c", sbuf, scounts, sdispls, sdts, MPI_DATATYPE_NULL, rbuf,
                         rcounts, rdispls, rdts, MPI_DATATYPE_NULL, comm, NULL, 0);
 }
@@ -1017,6 +1080,7 @@ int PMPI_Ialltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Ain
                       const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
                       MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return alltoallvw_c("MPI_Ialltoallw_c", sbuf, scounts, sdispls, sdts, MPI_DATATYPE_NULL,
                         rbuf, rcounts, rdispls, rdts, MPI_DATATYPE_NULL, comm, request, 1);
 }
@@ -1040,12 +1104,14 @@ static int reduce_scatter_c(const char *F, const void *sbuf, void *rbuf, const M
 int PMPI_Reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_c("MPI_Reduce_scatter_c", sbuf, rbuf, rcounts, dt, op, comm, NULL, 0);
 }
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
 int PMPI_Ireduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return reduce_scatter_c("MPI_Ireduce_scatter_c", sbuf, rbuf, rcounts, dt, op, comm, request,
                             1);
 }
@@ -1054,6 +1120,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                                  MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_reduce_scatter("MPI_Ireduce_scatter_block_c", sbuf, rbuf, NULL, (MPI_Aint)rcount,
                              dt, op, comm, request, 1);
 }
@@ -1062,12 +1129,14 @@ int PMPI_Ireduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount,
 int PMPI_Iscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1, 0);
 }
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
 int PMPI_Iexscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return do_scan("MPI_Iexscan_c", sbuf, rbuf, (MPI_Aint)count, dt, op, comm, request, 1, 1);
 }
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c

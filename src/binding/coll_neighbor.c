@@ -164,12 +164,14 @@ static int allgather(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st
 int PMPI_Neighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                             MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Neighbor_allgather", sb, sc, st, rb, rc, rt, comm, NULL, 0);
 }
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 int PMPI_Neighbor_allgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                               MPI_Count rc, MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Neighbor_allgather_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt,
                      comm, NULL, 0);
 }
@@ -177,12 +179,14 @@ int PMPI_Neighbor_allgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, voi
 int PMPI_Ineighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                              MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Ineighbor_allgather", sb, sc, st, rb, rc, rt, comm, req, 1);
 }
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 int PMPI_Ineighbor_allgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                                MPI_Count rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgather("MPI_Ineighbor_allgather_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt,
                      comm, req, 1);
 }
@@ -199,6 +203,7 @@ static int allgatherv(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype s
 int PMPI_Neighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
                              const int rd[], MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv", sb, sc, st, rb, ARR(rc, A_INT), ARR(rd, A_INT),
                       rt, comm, NULL, 0);
 }
@@ -207,6 +212,7 @@ int PMPI_Neighbor_allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, vo
                                const MPI_Count rc[], const MPI_Aint rd[], MPI_Datatype rt,
                                MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv_c", sb, (MPI_Aint)sc, st, rb, ARR(rc, A_COUNT),
                       ARR(rd, A_AINT), rt, comm, NULL, 0);
 }
@@ -214,6 +220,7 @@ int PMPI_Neighbor_allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, vo
 int PMPI_Ineighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
                               const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Ineighbor_allgatherv", sb, sc, st, rb, ARR(rc, A_INT),
                       ARR(rd, A_INT), rt, comm, req, 1);
 }
@@ -222,6 +229,7 @@ int PMPI_Ineighbor_allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, v
                                 const MPI_Count rc[], const MPI_Aint rd[], MPI_Datatype rt,
                                 MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return allgatherv("MPI_Ineighbor_allgatherv_c", sb, (MPI_Aint)sc, st, rb, ARR(rc, A_COUNT),
                       ARR(rd, A_AINT), rt, comm, req, 1);
 }
@@ -238,12 +246,14 @@ static int alltoall(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st,
 int PMPI_Neighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                            MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Neighbor_alltoall", sb, sc, st, rb, rc, rt, comm, NULL, 0);
 }
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 int PMPI_Neighbor_alltoall_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                              MPI_Count rc, MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Neighbor_alltoall_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt, comm,
                     NULL, 0);
 }
@@ -251,12 +261,14 @@ int PMPI_Neighbor_alltoall_c(const void *sb, MPI_Count sc, MPI_Datatype st, void
 int PMPI_Ineighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                             MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Ineighbor_alltoall", sb, sc, st, rb, rc, rt, comm, req, 1);
 }
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 int PMPI_Ineighbor_alltoall_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb,
                               MPI_Count rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoall("MPI_Ineighbor_alltoall_c", sb, (MPI_Aint)sc, st, rb, (MPI_Aint)rc, rt, comm,
                     req, 1);
 }
@@ -274,6 +286,7 @@ int PMPI_Neighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI_
                             void *rb, const int rc[], const int rd[], MPI_Datatype rt,
                             MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv", sb, ARR(sc, A_INT), ARR(sd, A_INT), st, rb,
                      ARR(rc, A_INT), ARR(rd, A_INT), rt, comm, NULL, 0);
 }
@@ -282,6 +295,7 @@ int PMPI_Neighbor_alltoallv_c(const void *sb, const MPI_Count sc[], const MPI_Ai
                               MPI_Datatype st, void *rb, const MPI_Count rc[],
                               const MPI_Aint rd[], MPI_Datatype rt, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv_c", sb, ARR(sc, A_COUNT), ARR(sd, A_AINT), st, rb,
                      ARR(rc, A_COUNT), ARR(rd, A_AINT), rt, comm, NULL, 0);
 }
@@ -290,6 +304,7 @@ int PMPI_Ineighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI
                              void *rb, const int rc[], const int rd[], MPI_Datatype rt,
                              MPI_Comm comm, MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Ineighbor_alltoallv", sb, ARR(sc, A_INT), ARR(sd, A_INT), st, rb,
                      ARR(rc, A_INT), ARR(rd, A_INT), rt, comm, req, 1);
 }
@@ -299,6 +314,7 @@ int PMPI_Ineighbor_alltoallv_c(const void *sb, const MPI_Count sc[], const MPI_A
                                const MPI_Aint rd[], MPI_Datatype rt, MPI_Comm comm,
                                MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallv("MPI_Ineighbor_alltoallv_c", sb, ARR(sc, A_COUNT), ARR(sd, A_AINT), st, rb,
                      ARR(rc, A_COUNT), ARR(rd, A_AINT), rt, comm, req, 1);
 }
@@ -318,6 +334,7 @@ int PMPI_Neighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[],
                             const MPI_Datatype st[], void *rb, const int rc[],
                             const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw", sb, ARR(sc, A_INT), sd, st, rb, ARR(rc, A_INT),
                      rd, rt, comm, NULL, 0);
 }
@@ -326,6 +343,7 @@ int PMPI_Neighbor_alltoallw_c(const void *sb, const MPI_Count sc[], const MPI_Ai
                               const MPI_Datatype st[], void *rb, const MPI_Count rc[],
                               const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw_c", sb, ARR(sc, A_COUNT), sd, st, rb,
                      ARR(rc, A_COUNT), rd, rt, comm, NULL, 0);
 }
@@ -335,6 +353,7 @@ int PMPI_Ineighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[]
                              const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
                              MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Ineighbor_alltoallw", sb, ARR(sc, A_INT), sd, st, rb, ARR(rc, A_INT),
                      rd, rt, comm, req, 1);
 }
@@ -344,6 +363,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sb, const MPI_Count sc[], const MPI_A
                                const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
                                MPI_Request *req)
 {
+    MP_BIG_LOCK();
     return alltoallw("MPI_Ineighbor_alltoallw_c", sb, ARR(sc, A_COUNT), sd, st, rb,
                      ARR(rc, A_COUNT), rd, rt, comm, req, 1);
 }

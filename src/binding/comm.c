@@ -61,12 +61,14 @@ static int comm_dup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI_
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     return comm_dup("MPI_Comm_dup", comm, MPI_INFO_NULL, 0, newcomm);
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     return comm_dup("MPI_Comm_dup_with_info", comm, info, 1, newcomm);
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
@@ -94,6 +96,7 @@ static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return comm_idup("MPI_Comm_idup", comm, MPI_INFO_NULL, 0, newcomm, request);
 }
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
@@ -101,6 +104,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                              MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return comm_idup("MPI_Comm_idup_with_info", comm, info, 1, newcomm, request);
 }
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
@@ -132,6 +136,7 @@ static int arg_subgroup(const char *F, mp_comm *comm, mp_group *g)
 
 int PMPI_Comm_create(MPI_Comm h, MPI_Group group, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_create";
     mp_comm *comm, *c;
     mp_group *g = NULL;
@@ -156,6 +161,7 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group group, MPI_Comm *newcomm)
 
 int PMPI_Comm_create_group(MPI_Comm h, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_create_group";
     mp_comm *comm, *c;
     mp_group *g = NULL;
@@ -183,6 +189,7 @@ int PMPI_Comm_create_group(MPI_Comm h, MPI_Group group, int tag, MPI_Comm *newco
 
 int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_split";
     mp_comm *comm, *c;
     int err;
@@ -215,6 +222,7 @@ static int spans_nodes(const mp_comm *comm)
 
 int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_split_type";
     mp_comm *comm, *c;
     int err, color;
@@ -265,6 +273,7 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
 
 int PMPI_Comm_free(MPI_Comm *h)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_free";
     mp_comm *comm;
     int err;
@@ -284,6 +293,7 @@ int PMPI_Comm_free(MPI_Comm *h)
 
 int PMPI_Comm_compare(MPI_Comm h1, MPI_Comm h2, int *result)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_compare";
     mp_comm *a, *b;
     int err;
@@ -297,6 +307,7 @@ int PMPI_Comm_compare(MPI_Comm h1, MPI_Comm h2, int *result)
 
 int PMPI_Comm_test_inter(MPI_Comm h, int *flag)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_test_inter";
     mp_comm *comm;
     int err;
@@ -309,6 +320,7 @@ int PMPI_Comm_test_inter(MPI_Comm h, int *flag)
 
 int PMPI_Comm_remote_size(MPI_Comm h, int *size)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_remote_size";
     mp_comm *comm;
     int err;
@@ -323,6 +335,7 @@ int PMPI_Comm_remote_size(MPI_Comm h, int *size)
 
 int PMPI_Comm_set_name(MPI_Comm h, const char *name)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_set_name";
     mp_comm *comm;
     int err;
@@ -335,6 +348,7 @@ int PMPI_Comm_set_name(MPI_Comm h, const char *name)
 
 int PMPI_Comm_get_name(MPI_Comm h, char *name, int *resultlen)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_get_name";
     mp_comm *comm;
     int err;
@@ -349,6 +363,7 @@ int PMPI_Comm_get_name(MPI_Comm h, char *name, int *resultlen)
 
 int PMPI_Comm_set_info(MPI_Comm h, MPI_Info info)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_set_info";
     mp_comm *comm;
     int err;
@@ -367,6 +382,7 @@ int PMPI_Comm_set_info(MPI_Comm h, MPI_Info info)
 
 int PMPI_Comm_get_info(MPI_Comm h, MPI_Info *info_used)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_get_info";
     mp_comm *comm;
     int err;
@@ -383,6 +399,7 @@ int PMPI_Comm_get_info(MPI_Comm h, MPI_Info *info_used)
 int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Intercomm_create";
     mp_comm *local, *peer = NULL, *c;
     int err;
@@ -417,6 +434,7 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h,
 
 int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm *newintracomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Intercomm_merge";
     mp_comm *comm, *c;
     int err;
@@ -524,6 +542,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
  * has no parent, which the standard reports as MPI_COMM_NULL. */
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_get_parent";
     int err = mp_arg_initialized(F);
     if (err)
@@ -540,6 +559,7 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
  * sever. */
 int PMPI_Comm_disconnect(MPI_Comm *h)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_disconnect";
     mp_comm *comm;
     int err;

@@ -66,12 +66,14 @@ static int send_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int d
 }
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return send_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Send = PMPI_Send
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return send_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Send_c = PMPI_Send_c
@@ -82,12 +84,14 @@ static int ssend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int 
 }
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return ssend_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Ssend = PMPI_Ssend
 
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return ssend_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Ssend_c = PMPI_Ssend_c
@@ -98,12 +102,14 @@ static int rsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int 
 }
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return rsend_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Rsend = PMPI_Rsend
 
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return rsend_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Rsend_c = PMPI_Rsend_c
@@ -115,12 +121,14 @@ static int isend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int 
 }
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return isend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Isend = PMPI_Isend
 
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return isend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Isend_c = PMPI_Isend_c
@@ -132,12 +140,14 @@ static int issend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int
 }
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return issend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Issend = PMPI_Issend
 
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return issend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Issend_c = PMPI_Issend_c
@@ -149,12 +159,14 @@ static int irsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int
 }
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return irsend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Irsend = PMPI_Irsend
 
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return irsend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Irsend_c = PMPI_Irsend_c
@@ -172,12 +184,14 @@ static int recv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
 }
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return recv_impl(buf, count, datatype, source, tag, comm, status);
 }
 #pragma weak MPI_Recv = PMPI_Recv
 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return recv_impl(buf, count, datatype, source, tag, comm, status);
 }
 #pragma weak MPI_Recv_c = PMPI_Recv_c
@@ -200,12 +214,14 @@ static int irecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int source
 }
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return irecv_impl(buf, count, datatype, source, tag, comm, request);
 }
 #pragma weak MPI_Irecv = PMPI_Irecv
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return irecv_impl(buf, count, datatype, source, tag, comm, request);
 }
 #pragma weak MPI_Irecv_c = PMPI_Irecv_c
@@ -226,12 +242,14 @@ static int sendrecv_impl(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 }
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return sendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return sendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 #pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
@@ -258,6 +276,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dtype, int *count)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm_h, int *flag, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Iprobe";
     mp_comm *comm;
     int err;
@@ -280,6 +299,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm_h, int *flag, MPI_Status *sta
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm_h, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Probe";
     mp_comm *comm;
     int err;
@@ -321,12 +341,14 @@ static int bsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int 
 }
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return bsend_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
 
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MP_BIG_LOCK();
     return bsend_impl(buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Bsend_c = PMPI_Bsend_c
@@ -352,18 +374,21 @@ static int ibsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int
 }
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return ibsend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return ibsend_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Buffer_attach";
     int err = mp_arg_initialized(F);
     if (err)
@@ -376,6 +401,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Buffer_detach";
     int err = mp_arg_initialized(F);
     if (err)
@@ -409,12 +435,14 @@ static int send_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, 
 }
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return send_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Send_init = PMPI_Send_init
 
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return send_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Send_init_c = PMPI_Send_init_c
@@ -426,12 +454,14 @@ static int ssend_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype,
 }
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return ssend_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return ssend_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
@@ -443,12 +473,14 @@ static int rsend_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype,
 }
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return rsend_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return rsend_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
@@ -460,12 +492,14 @@ static int bsend_init_impl(const void *buf, MPI_Count count, MPI_Datatype dtype,
 }
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return bsend_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return bsend_init_impl(buf, count, datatype, dest, tag, comm, request);
 }
 #pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
@@ -486,12 +520,14 @@ static int recv_init_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int so
 }
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return recv_init_impl(buf, count, datatype, source, tag, comm, request);
 }
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return recv_init_impl(buf, count, datatype, source, tag, comm, request);
 }
 #pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
@@ -513,6 +549,7 @@ static int start_one(const char *F, MPI_Request h)
 
 int PMPI_Start(MPI_Request *request)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Start";
     int err;
     if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)))
@@ -523,6 +560,7 @@ int PMPI_Start(MPI_Request *request)
 
 int PMPI_Startall(int count, MPI_Request requests[])
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Startall";
     int err = mp_arg_initialized(F);
     if (err)
@@ -557,6 +595,7 @@ static void proc_null_status(MPI_Status *status)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm_h, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Improbe";
     mp_comm *comm;
     mp_request *msg;
@@ -578,6 +617,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm_h, int *flag, MPI_Message *m
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm_h, MPI_Message *message, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Mprobe";
     mp_comm *comm;
     mp_request *msg;
@@ -638,12 +678,14 @@ static int imrecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, MPI_Messa
 }
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return imrecv_impl(buf, count, datatype, message, request);
 }
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return imrecv_impl(buf, count, datatype, message, request);
 }
 #pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
@@ -669,12 +711,14 @@ static int mrecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, MPI_Messag
 }
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return mrecv_impl(buf, count, datatype, message, status);
 }
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return mrecv_impl(buf, count, datatype, message, status);
 }
 #pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
@@ -699,12 +743,14 @@ static int sendrecv_replace_impl(void *buf, MPI_Count count, MPI_Datatype dtype,
 }
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return sendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     return sendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
@@ -729,12 +775,14 @@ static int isendrecv_impl(const void *sbuf, MPI_Count scount, MPI_Datatype stype
 }
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return isendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
 
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return isendrecv_impl(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
 #pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
@@ -761,12 +809,14 @@ static int isendrecv_replace_impl(void *buf, MPI_Count count, MPI_Datatype dtype
 }
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return isendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    MP_BIG_LOCK();
     return isendrecv_replace_impl(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
 #pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
@@ -800,6 +850,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype dtype, MPI_Count *co
 
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Buffer_attach_c";
     int err = mp_arg_initialized(F);
     if (err)
@@ -813,6 +864,7 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
+    MP_BIG_LOCK();
     int err = mp_arg_initialized("MPI_Buffer_detach_c");
     if (err)
         return err;

@@ -142,6 +142,7 @@ static void wait_done(mp_request *r)
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Wait";
     mp_request *r;
     int err;
@@ -160,6 +161,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Test";
     mp_request *r;
     int err;
@@ -211,6 +213,7 @@ static int finish_all(const char *F, int count, MPI_Request reqs[], MPI_Status s
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Waitall";
     int err = check_array(F, count, reqs);
     if (err)
@@ -226,6 +229,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Testall";
     int err = check_array(F, count, reqs);
     if (err)
@@ -269,6 +273,7 @@ static int finish_one(const char *F, MPI_Request reqs[], int i, int *index, MPI_
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Waitany";
     int err = check_array(F, count, reqs);
     if (err)
@@ -291,6 +296,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Testany";
     int err = check_array(F, count, reqs);
     if (err)
@@ -363,18 +369,21 @@ static int some(const char *F, int count, MPI_Request reqs[], int *outcount, int
 
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
+    MP_BIG_LOCK();
     return some("MPI_Waitsome", incount, reqs, outcount, indices, statuses, 1);
 }
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
+    MP_BIG_LOCK();
     return some("MPI_Testsome", incount, reqs, outcount, indices, statuses, 0);
 }
 #pragma weak MPI_Testsome = PMPI_Testsome
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Request_get_status";
     mp_request *r;
     int err;
@@ -409,6 +418,7 @@ static void free_when_complete(mp_request *r)
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Request_free";
     mp_request *r;
     int err;
@@ -449,6 +459,7 @@ int PMPI_Request_free(MPI_Request *request)
 
 int PMPI_Cancel(MPI_Request *request)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Cancel";
     mp_request *r;
     int err;
@@ -491,6 +502,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                         MPI_Request *request)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Grequest_start";
     int err;
     if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)))
@@ -510,6 +522,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 
 int PMPI_Grequest_complete(MPI_Request request)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Grequest_complete";
     mp_request *r;
     int err;

@@ -102,6 +102,7 @@ static mp_topo *cart_topo(int ndims, const int dims[], const int periods[])
 int PMPI_Cart_create(MPI_Comm h, int ndims, const int dims[], const int periods[], int reorder,
                      MPI_Comm *comm_cart)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Cart_create";
     mp_comm *comm;
     long prod;
@@ -240,6 +241,7 @@ int PMPI_Cart_shift(MPI_Comm h, int direction, int disp, int *source, int *dest)
 
 int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Cart_sub";
     mp_comm *comm, *c;
     mp_topo *t = NULL;
@@ -374,6 +376,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 int PMPI_Graph_create(MPI_Comm h, int nnodes, const int index[], const int edges[], int reorder,
                       MPI_Comm *comm_graph)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Graph_create";
     mp_comm *comm;
     int err;
@@ -566,6 +569,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm h, int indegree, const int sources[
                                     const int destinations[], const int destweights[],
                                     MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Dist_graph_create_adjacent";
     mp_comm *comm;
     int err;
@@ -667,6 +671,7 @@ int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int deg
                            const int destinations[], const int weights[], MPI_Info info,
                            int reorder, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Dist_graph_create";
     mp_comm *comm, *c;
     int err;

@@ -169,6 +169,7 @@ struct mp_request {
     uint8_t sreq_out;                 /* receive: a request for sending is outstanding */
     uint8_t cancel_pending;           /* a cancel handshake is under way */
     uint8_t dt_held;                  /* the operation holds a reference on dt */
+    uint8_t ack_after;                /* send: answer SRCANCEL once its RWDONE is handed over */
     mp_request *inner;                /* persistent: the active operation, or NULL */
     atomic_int done;                  /* set with release when the operation is complete */
     MPI_Status status;                /* count in bytes is kept in status (see mp_status_*) */
@@ -237,11 +238,28 @@ void mp_idle_packet(unsigned *spins);
 int  mp_wait_request(mp_request *req);   /* progress until done */
 void mp_wait_policy_init(void);         /* after the node layout is known */
 
-/* Big progress lock for MPI_THREAD_MULTIPLE (no cost at lower levels). */
+/* The big lock (MPI_THREAD_MULTIPLE only; progress.c explains the design).  One recursive
+ * lock serializes every MPI call that touches shared state -- point-to-point, requests,
+ * collectives, communicator creation -- and the progress engine; waits give it up while they
+ * spin, yield or sleep.  Below MPI_THREAD_MULTIPLE mp_lock/mp_unlock are one predictable
+ * branch on mp_thread_multiple, which is set once in MPI_Init_thread before any other call. */
 extern int mp_thread_multiple;
-extern pthread_mutex_t mp_big_lock;
-static inline void mp_lock(void)   { if (mp_thread_multiple) pthread_mutex_lock(&mp_big_lock); }
-static inline void mp_unlock(void) { if (mp_thread_multiple) pthread_mutex_unlock(&mp_big_lock); }
+void mp_lock_slow(void);
+void mp_unlock_slow(void);
+static inline void mp_lock(void)   { if (MP_UNLIKELY(mp_thread_multiple)) mp_lock_slow(); }
+static inline void mp_unlock(void) { if (MP_UNLIKELY(mp_thread_multiple)) mp_unlock_slow(); }
+/* Releases the lock entirely if this thread holds it (any depth), returns the depth to give
+ * back to mp_lock_reacquire.  For waits: other threads must be able to progress meanwhile. */
+int  mp_lock_release(void);
+void mp_lock_reacquire(int depth);
+/* Holds the lock from here to the end of the enclosing block, whatever path leaves it: the
+ * binding's entry points start with MP_BIG_LOCK(); so no early return can forget to unlock. */
+static inline int  mp_lock_scope_enter(void) { mp_lock(); return 1; }
+static inline void mp_lock_scope_exit(int *held) { (void)held; mp_unlock(); }
+#define MP_BIG_LOCK() \
+    int mp_big_lock_held_ __attribute__((cleanup(mp_lock_scope_exit), unused)) = mp_lock_scope_enter()
+/* Wakes threads of this process asleep in a wait (called when a request completes). */
+void mp_wake_local_sleepers(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Errors

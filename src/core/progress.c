@@ -41,13 +41,29 @@
  * row when the node is oversubscribed (or the policy is yield/sleep): such a rank does not
  * starve the peers that share its core.
  *
- * MPI_THREAD_MULTIPLE: the big lock is dropped while yielding or sleeping (the caller is
- * assumed to hold it, as the yield path always did).  A thread that sleeps counts itself in
- * `local_sleepers` before it reads the futex word; a thread whose poll found events while
- * someone of this process sleeps wakes the process's own futex, because the event may have
- * completed the sleeper's request.  Under the big lock the count and the poll are ordered by
- * the lock; without it, the seq_cst increment and the poller's later check make a miss
- * possible only in a narrow window, which the sleep timeout covers.
+ * MPI_THREAD_MULTIPLE: one big recursive lock.  The binding's entry points of point-to-point,
+ * requests, collectives and communicator creation take it (MP_BIG_LOCK), and so does the
+ * progress engine itself (mp_progress, and every poll of a wait), so a caller that forgot it
+ * still cannot poll concurrently.  The recursion depth is a thread-local counter in front of
+ * an ordinary mutex: re-entry (a user error handler or callback calling MPI) costs an
+ * increment.  A wait must not keep the lock while nothing happens, or the thread that could
+ * complete its request (posting the matching receive, say) never gets in:
+ *   - yielding and sleeping release it entirely (whatever the depth) and take it back after
+ *     -- except inside a poll (a transport handler waiting for its provider), whose state is
+ *     half-way: there the lock stays;
+ *   - a poll that finds other threads blocked on the lock (`lock_waiters`) first steps aside:
+ *     it releases the lock and yields until one of them got it (`lock_grants` moved) or a
+ *     bounded number of yields passed.  Without that hand-over the polling thread would
+ *     re-take the mutex before a woken waiter runs, in the spin stage for ever.
+ * Requests: completion is a release store of `done`, read with acquire (request.c), and the
+ * flag of a request is only read by its own waiter, under the lock or not.  A thread that
+ * sleeps counts itself in `local_sleepers` before it reads the futex word, while it still
+ * holds the lock; whoever completes a request or polls events later (under the lock, hence
+ * after the sleeper's count) wakes the process's own futex when someone sleeps, so a thread
+ * whose request another thread's progress completed does not sleep on.  Without the lock
+ * (lower levels, a single thread) this is moot; a caller that polls without the lock under
+ * MPI_THREAD_MULTIPLE could miss a wake-up in a narrow window, which the sleep timeout covers.
+ * Below MPI_THREAD_MULTIPLE every one of these steps is a branch on mp_thread_multiple.
  */
 #include "core/core.h"
 #include "core/placement.h"
@@ -76,14 +92,85 @@ static struct {
     unsigned test_polls;      /* fruitless non-blocking polls before mp_progress yields; 0 = never */
 } policy = { 0, 4000, NEVER, 0 };
 
-static unsigned test_polls;            /* fruitless mp_progress calls since the last event */
-static unsigned long sleeps, sleep_timeouts;   /* reported with MEMPI_VERBOSE=1 at exit */
+static _Thread_local unsigned test_polls;  /* fruitless mp_progress calls since the last event */
+static atomic_ulong sleeps, sleep_timeouts;  /* reported with MEMPI_VERBOSE=1 at exit */
 static atomic_int local_sleepers;      /* MPI_THREAD_MULTIPLE: threads asleep (counted before
                                           the futex word is read, see the top) */
 static _Thread_local uint64_t yield_start;
 
+/* ---- the big lock (see the top) ------------------------------------------------------ */
 int mp_thread_multiple;
-pthread_mutex_t mp_big_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int lock_depth;   /* this thread's holds; 0 = it does not hold the lock */
+static _Thread_local int polling;      /* inside poll_all: a wait there keeps the lock */
+static atomic_int lock_waiters;        /* threads blocked in mp_lock_slow (relaxed: a hint) */
+static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
+#define STEP_ASIDE_YIELDS 64           /* bound of a hand-over that no waiter takes */
+
+void mp_lock_slow(void)
+{
+    if (lock_depth++ > 0)
+        return;
+    if (pthread_mutex_trylock(&big_lock) == 0)
+        return;
+    atomic_fetch_add_explicit(&lock_waiters, 1, memory_order_relaxed);
+    pthread_mutex_lock(&big_lock);
+    atomic_fetch_sub_explicit(&lock_waiters, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&lock_grants, 1, memory_order_relaxed);
+}
+
+void mp_unlock_slow(void)
+{
+    if (--lock_depth == 0)
+        pthread_mutex_unlock(&big_lock);
+}
+
+int mp_lock_release(void)
+{
+    int depth = lock_depth;
+    if (depth > 0) {
+        lock_depth = 0;
+        pthread_mutex_unlock(&big_lock);
+    }
+    return depth;
+}
+
+void mp_lock_reacquire(int depth)
+{
+    if (depth > 0) {
+        mp_lock_slow();
+        lock_depth = depth;
+    }
+}
+
+/* For a wait inside a poll (a transport handler that waits for its provider): the lock
+ * stays -- the poll's state is half-way -- and other threads wait a little longer. */
+static int release_for_wait(void)
+{
+    return polling ? 0 : mp_lock_release();
+}
+
+/* Other threads wait for the lock: let one of them in before polling again. */
+static void step_aside(void)
+{
+    unsigned grants = atomic_load_explicit(&lock_grants, memory_order_relaxed);
+    int depth = release_for_wait();
+    if (depth == 0)
+        return;
+    for (int i = 0; i < STEP_ASIDE_YIELDS; i++) {
+        if (atomic_load_explicit(&lock_grants, memory_order_relaxed) != grants ||
+            atomic_load_explicit(&lock_waiters, memory_order_relaxed) == 0)
+            break;
+        sched_yield();
+    }
+    mp_lock_reacquire(depth);
+}
+
+void mp_wake_local_sleepers(void)
+{
+    if (atomic_load_explicit(&local_sleepers, memory_order_relaxed))
+        mp_shm_wake_self();
+}
 
 void mp_progress_register(mp_progress_hook hook)
 {
@@ -97,11 +184,18 @@ void mp_progress_register(mp_progress_hook hook)
 
 static int poll_all(void)
 {
+    mp_lock();
+    if (MP_UNLIKELY(mp_thread_multiple) && polling == 0 &&
+        atomic_load_explicit(&lock_waiters, memory_order_relaxed))
+        step_aside();
+    polling++;
     int events = mp_transports_poll();
     for (int i = 0; i < nhooks; i++)
         events += hooks[i]();
+    polling--;
     if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
         mp_shm_wake_self();
+    mp_unlock();
     return events;
 }
 
@@ -114,10 +208,10 @@ static uint64_t now_ns(void)
 
 static void yield_core(void)
 {
-    if (mp_thread_multiple) {
-        pthread_mutex_unlock(&mp_big_lock);
+    if (MP_UNLIKELY(mp_thread_multiple)) {
+        int depth = release_for_wait();
         sched_yield();
-        pthread_mutex_lock(&mp_big_lock);
+        mp_lock_reacquire(depth);
     } else {
         sched_yield();
     }
@@ -130,12 +224,11 @@ static void sleep_until_delivery(void)
     atomic_fetch_add_explicit(&local_sleepers, 1, memory_order_seq_cst);
     int verdict = mp_shm_sleep_prepare(&word);
     if (verdict == MP_SLEEP_OK) {
-        if (mp_thread_multiple)
-            pthread_mutex_unlock(&mp_big_lock);
-        sleeps++;
-        sleep_timeouts += !mp_shm_sleep_commit(word, MP_SLEEP_TIMEOUT_US);
-        if (mp_thread_multiple)
-            pthread_mutex_lock(&mp_big_lock);
+        int depth = MP_UNLIKELY(mp_thread_multiple) ? release_for_wait() : 0;
+        atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
+        if (!mp_shm_sleep_commit(word, MP_SLEEP_TIMEOUT_US))
+            atomic_fetch_add_explicit(&sleep_timeouts, 1, memory_order_relaxed);
+        mp_lock_reacquire(depth);
     } else if (verdict == MP_SLEEP_BLOCKED) {
         yield_core();
     }
@@ -145,6 +238,7 @@ static void sleep_until_delivery(void)
 /* Polling without blocking (MPI_Test loops): give the core away now and then. */
 int mp_progress(void)
 {
+    mp_lock();
     int events = poll_all();
     if (events)
         test_polls = 0;
@@ -152,6 +246,7 @@ int mp_progress(void)
         test_polls = 0;
         yield_core();
     }
+    mp_unlock();
     return events;
 }
 
@@ -221,7 +316,7 @@ int mp_wait_request(mp_request *req)
 static void report_sleeps(void)
 {
     fprintf(stderr, "MemPI: rank %d slept %lu times, %lu sleeps ended by the timeout\n",
-            mp_world.rank, sleeps, sleep_timeouts);
+            mp_world.rank, atomic_load(&sleeps), atomic_load(&sleep_timeouts));
 }
 
 /* Decides the stages from MEMPI_WAIT, MEMPI_SPIN and the cores available to the job against

@@ -74,9 +74,13 @@ mp_request *mp_request_get(MPI_Request handle)
 
 void mp_request_complete(mp_request *req)
 {
+    /* on_complete is read first: once done is visible, its waiter may free req */
+    void (*hook)(mp_request *) = req->on_complete;
     atomic_store_explicit(&req->done, 1, memory_order_release);
-    if (req->on_complete)
-        req->on_complete(req);
+    if (hook)
+        hook(req);
+    if (MP_UNLIKELY(mp_thread_multiple))
+        mp_wake_local_sleepers();        /* its waiter may sleep in another thread */
 }
 
 void mp_status_set_bytes(MPI_Status *st, MPI_Count bytes)

@@ -7,8 +7,9 @@
  *  - A send still queued locally (nothing handed to the transport) keeps its sequence number
  *    but transmits a NULLMSG in its place, so the pair's numbering stays gap-free.
  *  - A send whose first packet left but which is not matched (rendezvous waiting for FIN,
- *    synchronous eager waiting for ACK) asks the receiver (CANCEL_REQ) to withdraw it from the
- *    unexpected queue; the answer says whether it did.
+ *    synchronous eager waiting for ACK) asks the receiver (CANCEL_REQ, naming the message by
+ *    its sequence number) to withdraw it from the unexpected queue; the answer says whether
+ *    it did.
  * While a handshake is under way the request does not complete, even if its data finishes
  * (cancel_pending defers completion), so the answer never finds a recycled request.
  */
@@ -51,22 +52,28 @@ int mp_cancel(mp_request *req)
             req->state = MP_ST_SEND_NULL;
         break;
     case MP_ST_WAIT_FIN:
-    case MP_ST_WAIT_ACK:
+    case MP_ST_WAIT_ACK: {
+        mp_hdr h = { .type = MP_PKT_CANCEL_REQ, .cookie = (uint64_t)(uintptr_t)req,
+                     .seq = req->seq };
         req->cancel_pending = 1;
-        mp_send_reply(req->world_peer, MP_PKT_CANCEL_REQ, (uint64_t)(uintptr_t)req, 0);
+        mp_send_ctrl(req->world_peer, &h);
         break;
+    }
     default:
         break;                             /* matched or in flight: cannot be cancelled */
     }
     return MPI_SUCCESS;
 }
 
-/* Receiver: withdraw the unexpected message the sender `world` identifies by its cookie. */
+/* Receiver: withdraw the unexpected message the sender `world` identifies by its sequence
+ * number.  Not by its cookie alone: every eager message carries its request's address, and a
+ * request completed at hand-over is recycled at once, so an older unexpected eager message
+ * may carry the same cookie as the send being cancelled. */
 static void on_cancel_req(int world, const mp_hdr *h)
 {
     mp_hdr reply = { .type = MP_PKT_CANCEL_REP, .cookie = h->cookie };
     for (mp_unexp *u = mp_p2p.unexp_head; u; u = u->next) {
-        if (u->world_src != world || u->cookie != h->cookie)
+        if (u->world_src != world || u->seq != h->seq)
             continue;
         if (u->type == MP_PKT_RTS || u->received == u->size) {
             mp_unexp_remove(u);

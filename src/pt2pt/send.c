@@ -145,12 +145,16 @@ static int transmit(mp_request *req)
         h.cookie = req->peer_cookie;
         if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN)
             return 0;
+        if (req->ack_after)               /* a withdrawal waited for this RWDONE (sendreq.c) */
+            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL_ACK, req->peer_cookie, 0);
         mp_send_complete(req);
         return 1;
     case MP_ST_SEND_NULL:
         fill_hdr(&h, req, MP_PKT_NULLMSG);
         if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN)
             return 0;
+        if (req->ack_after)               /* it had taken an SREQ that was then withdrawn */
+            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL_ACK, req->peer_cookie, 0);
         mp_status_set_cancelled(&req->status, 1);
         mp_send_complete(req);
         return 1;

@@ -22,8 +22,10 @@
  *     discarded and the message goes eagerly or by rendezvous (rule 2's reasoning again).
  *  4. Withdrawal.  A receive with an SREQ outstanding cannot be cancelled locally (the sender
  *     might be writing): it sends SRCANCEL; the sender removes the SREQ if still there and
- *     always answers SRCANCEL_ACK.  Per-pair FIFO order puts any RWDONE before that answer,
- *     so when the answer arrives the receive is either complete or safe to cancel.
+ *     always answers SRCANCEL_ACK -- after the RWDONE of a send that took the SREQ, if that
+ *     RWDONE is still queued (control packets otherwise overtake queued sends).  Per-pair
+ *     FIFO order of what the transport took then puts any RWDONE before that answer, so when
+ *     the answer arrives the receive is either complete or safe to cancel.
  */
 #include "pt2pt/proto.h"
 #include <stdlib.h>
@@ -111,6 +113,10 @@ int mp_sendreq_take(mp_peer *peer, mp_request *req)
     return 0;
 }
 
+/* SRCANCEL: drop the SREQ if no send took it yet.  If a send took it and its RWDONE still
+ * waits in the peer's queue (the transport was full), the answer must not overtake it --
+ * control packets leave before queued sends -- so that send carries the answer out after
+ * its RWDONE (ack_after); the receive then completes with the message, not cancelled. */
 void mp_sendreq_on_cancel(int world, const mp_hdr *h)
 {
     mp_peer *peer = &mp_p2p.peers[world];
@@ -120,6 +126,11 @@ void mp_sendreq_on_cancel(int world, const mp_hdr *h)
             *pp = r->next;
             free(r);
             break;
+        }
+    for (mp_request *q = peer->send_head; q; q = q->next)
+        if (q->state == MP_ST_SEND_RWDONE && q->peer_cookie == h->cookie) {
+            q->ack_after = 1;
+            return;
         }
     mp_send_reply(world, MP_PKT_SRCANCEL_ACK, h->cookie, 0);
 }

@@ -11,8 +11,13 @@
  * bytes is already attached".  Fix: count the rounding inside MPI_BSEND_OVERHEAD (e.g.
  * a header of at most 96 - 15 bytes), or do not round the data.
  *
+ * Every rank sends to itself on MPI_COMM_SELF.  (An earlier version used rank 0 of
+ * MPI_COMM_WORLD as source and destination on every rank, so at np >= 2 rank 1 waited in
+ * MPI_Recv for a message nobody sent: a hang of the reproducer, not of MemPI.)  The full
+ * test, with Ibsend, Bsend_init and ring/detach patterns, is tests/mpi/p2p_bsend.c.
+ *
  * Build/run:  build/bin/mpicc -o /tmp/r tests/mpi4py/repro/bsend_overhead.c
- *             build/bin/mpiexec -n 1 /tmp/r          prints "ok", exit 0 on success
+ *             build/bin/mpiexec -n 2 /tmp/r          prints "ok", exit 0 on success
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,13 +27,13 @@ int main(int argc, char **argv)
 {
     int bad = 0;
     MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     for (int n = 0; n <= 64; n++) {
         int size = MPI_BSEND_OVERHEAD + n, got = -1, err;
         char *buf = malloc((size_t)size), *det, out[64] = {0}, in[64];
         void *detached;
         MPI_Buffer_attach(buf, size);
-        err = MPI_Bsend(out, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+        err = MPI_Bsend(out, n, MPI_BYTE, 0, 7, MPI_COMM_SELF);
         if (err != MPI_SUCCESS) {
             char msg[MPI_MAX_ERROR_STRING];
             int len;
@@ -37,7 +42,7 @@ int main(int argc, char **argv)
                     n, n, msg);
             bad = 1;
         } else {
-            MPI_Recv(in, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(in, n, MPI_BYTE, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE);
         }
         MPI_Buffer_detach(&detached, &got);
         det = detached;
