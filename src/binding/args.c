@@ -108,3 +108,10 @@ int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req)
         return MPI_SUCCESS;
     return mp_error(comm, MPI_ERR_ARG, func, "invalid request pointer NULL");
 }
+
+int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name)
+{
+    if (MP_LIKELY(p != NULL))
+        return MPI_SUCCESS;
+    return mp_error(comm, MPI_ERR_ARG, func, "invalid argument %s: NULL pointer", name);
+}

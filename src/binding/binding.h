@@ -45,6 +45,8 @@ int mp_arg_tag(const char *func, mp_comm *comm, int tag, int allow);
 int mp_arg_buffer(const char *func, mp_comm *comm, const void *buf, MPI_Aint count,
                   const mp_datatype *dt);
 int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req);
+/* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
+int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
 /* Routes an error code from a lower layer through comm's handler (no-op for MPI_SUCCESS). */
 static inline int mp_ret(mp_comm *comm, const char *func, int err)
 {

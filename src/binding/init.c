@@ -124,6 +124,8 @@ int PMPI_Finalize(void)
 
 int PMPI_Initialized(int *flag)
 {
+    if (flag == NULL)
+        return mp_arg_out("MPI_Initialized", NULL, flag, "flag");
     *flag = mp_world.initialized;
     return MPI_SUCCESS;
 }
@@ -131,6 +133,8 @@ int PMPI_Initialized(int *flag)
 
 int PMPI_Finalized(int *flag)
 {
+    if (flag == NULL)
+        return mp_arg_out("MPI_Finalized", NULL, flag, "flag");
     *flag = mp_world.finalized;
     return MPI_SUCCESS;
 }
@@ -151,6 +155,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 int PMPI_Query_thread(int *provided)
 {
     int err = mp_arg_initialized("MPI_Query_thread");
+    if (!err)
+        err = mp_arg_out("MPI_Query_thread", NULL, provided, "provided");
     if (err)
         return err;
     *provided = mp_world.thread_level;
@@ -161,6 +167,8 @@ int PMPI_Query_thread(int *provided)
 int PMPI_Is_thread_main(int *flag)
 {
     int err = mp_arg_initialized("MPI_Is_thread_main");
+    if (!err)
+        err = mp_arg_out("MPI_Is_thread_main", NULL, flag, "flag");
     if (err)
         return err;
     *flag = pthread_equal(pthread_self(), mp_world.main_thread);
@@ -172,6 +180,8 @@ int PMPI_Comm_rank(MPI_Comm comm_h, int *rank)
 {
     mp_comm *comm;
     int err = mp_arg_comm("MPI_Comm_rank", comm_h, &comm);
+    if (!err)
+        err = mp_arg_out("MPI_Comm_rank", comm, rank, "rank");
     if (err)
         return err;
     *rank = comm->rank;
@@ -183,6 +193,8 @@ int PMPI_Comm_size(MPI_Comm comm_h, int *size)
 {
     mp_comm *comm;
     int err = mp_arg_comm("MPI_Comm_size", comm_h, &comm);
+    if (!err)
+        err = mp_arg_out("MPI_Comm_size", comm, size, "size");
     if (err)
         return err;
     *size = comm->size;
@@ -204,6 +216,10 @@ double PMPI_Wtick(void)
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    int err;
+    if ((err = mp_arg_out("MPI_Get_processor_name", NULL, name, "name")) ||
+        (err = mp_arg_out("MPI_Get_processor_name", NULL, resultlen, "resultlen")))
+        return err;
     char host[MPI_MAX_PROCESSOR_NAME];
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "localhost");
@@ -216,6 +232,10 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
+    int err;
+    if ((err = mp_arg_out("MPI_Get_version", NULL, version, "version")) ||
+        (err = mp_arg_out("MPI_Get_version", NULL, subversion, "subversion")))
+        return err;
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -224,6 +244,10 @@ int PMPI_Get_version(int *version, int *subversion)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    int err;
+    if ((err = mp_arg_out("MPI_Get_library_version", NULL, version, "version")) ||
+        (err = mp_arg_out("MPI_Get_library_version", NULL, resultlen, "resultlen")))
+        return err;
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
              "MemPI %s (memory-based communication; MPICH ABI, libmpi.so.12)", MEMPI_VERSION);
     *resultlen = (int)strlen(version);
