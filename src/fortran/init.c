@@ -3,7 +3,8 @@
  * MPI_INIT and MPI_INIT_THREAD take no argc/argv in Fortran (C accepts NULL for both).
  * MPI_WTIME/MPI_WTICK and MPI_AINT_ADD/MPI_AINT_DIFF are Fortran functions, not subroutines,
  * so they return their value and have no IERROR.  MPI_PCONTROL takes only the level.
- * MPI_INFO_CREATE_ENV has no argc/argv either.  MPI_F_SYNC_REG and MPI_SIZEOF exist only in
+ * MPI_INFO_CREATE_ENV has no argc/argv either.  MPI_FINALIZE also releases the Fortran
+ * keyval records (attr.c).  MPI_F_SYNC_REG and MPI_SIZEOF exist only in
  * Fortran.
  */
 #include "fortran/fortran.h"
@@ -14,6 +15,16 @@ void mp_f_init(MPI_Fint *ierror)
     *ierror = PMPI_Init(NULL, NULL);
 }
 MP_F_EXPORT(mp_f_init, "init", "INIT")
+
+/* After MPI_FINALIZE no attribute callback can run: the keyval records can go. */
+void mp_f_finalize(MPI_Fint *ierror);
+void mp_f_finalize(MPI_Fint *ierror)
+{
+    *ierror = PMPI_Finalize();
+    if (*ierror == MPI_SUCCESS)
+        mp_f_keyvals_release();
+}
+MP_F_EXPORT(mp_f_finalize, "finalize", "FINALIZE")
 
 void mp_f_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
 void mp_f_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)

@@ -145,6 +145,7 @@ program nasft
       print *, '  VERIFICATION FAILED'
     end if
   end if
+  deallocate(a, b, c, w)
   call MPI_Finalize(ierr)
   call MPI_Finalized(flag, ierr)
   if (.not. flag) ok = .false.
@@ -340,6 +341,7 @@ contains
       call MPI_Test(req, done, stat, ie)
       tries = tries + 1
     end do
+    call MPI_F_sync_reg(val)            ! val was written behind the compiler's back
     call MPI_Get_count(stat, MPI_INTEGER, cnt, ie)
     if (val /= rank * 10 + 3 .or. stat(MPI_SOURCE) /= rank .or. stat(MPI_TAG) /= 55 .or. &
         cnt /= 1 .or. req /= MPI_REQUEST_NULL) then

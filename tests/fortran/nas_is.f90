@@ -164,6 +164,7 @@ program nasis
       print *, '  VERIFICATION FAILED'
     end if
   end if
+  deallocate(keys, sendbuf, recvbuf, sorted, scount, rcount, sdispl, rdispl, fill)
   call MPI_Finalize(ierr)
   if (.not. ok) stop 1
 
