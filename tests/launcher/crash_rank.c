@@ -7,6 +7,7 @@
  *
  *   crash_rank MODE RANK
  *     segv      rank RANK dereferences NULL after a barrier
+ *     abrt      rank RANK calls abort() (a failed assert())
  *     abort     rank RANK calls MPI_Abort(MPI_COMM_WORLD, 7)
  *     nofinal   rank RANK returns 0 from main without MPI_Finalize
  *     hang      every rank sleeps (the script kills one with SIGKILL)
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 {
     int rank, size;
     if (argc != 3) {
-        fprintf(stderr, "usage: crash_rank segv|abort|nofinal|hang RANK\n");
+        fprintf(stderr, "usage: crash_rank segv|abrt|abort|nofinal|hang RANK\n");
         return 2;
     }
     int victim = atoi(argv[2]);
@@ -63,6 +64,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], "segv") == 0) {
             volatile int *volatile nowhere = NULL;
             *nowhere = 1;
+        } else if (strcmp(argv[1], "abrt") == 0) {
+            abort();
         } else if (strcmp(argv[1], "abort") == 0) {
             MPI_Abort(MPI_COMM_WORLD, 7);
         } else if (strcmp(argv[1], "nofinal") == 0) {
