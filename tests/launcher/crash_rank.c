@@ -12,7 +12,9 @@
  *     nofinal   rank RANK returns 0 from main without MPI_Finalize
  *     hang      every rank sleeps (the script kills one with SIGKILL)
  *
- * Every rank first prints "segment mempi-<job>-" (the prefix of the node segment it maps,
+ * The failing rank prints "failing at <ms>" (wall clock) just before it fails, so that the
+ * script can time detection and teardown without counting start-up.  Every rank first
+ * prints "segment mempi-<job>-" (the prefix of the node segment it maps,
  * read from /proc/self/maps) so that the script can check that no file of this job is left
  * in /dev/shm, without confusing it with other jobs running on the machine.
  */
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void print_segment_prefix(int rank)
@@ -61,6 +64,11 @@ int main(int argc, char **argv)
             pause();
     }
     if (rank == victim) {
+        /* The script measures from here to the end of mpiexec: detection and teardown. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        printf("failing at %lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+        fflush(stdout);
         if (strcmp(argv[1], "segv") == 0) {
             volatile int *volatile nowhere = NULL;
             *nowhere = 1;
