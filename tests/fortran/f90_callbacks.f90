@@ -8,15 +8,20 @@
 ! classes, codes and strings raised through MPI_COMM_CALL_ERRHANDLER into a Fortran
 ! handler; MPI_TYPE_CREATE_F90_REAL/INTEGER; Cartesian rank/coords and neighbour
 ! collectives; a graph topology; MPI_BSEND with an attached buffer.
-module cbstate
+! The callbacks count their calls in a common block (a module would leave a .mod file in
+! the directory the test is compiled from).
+block data cbinit
   implicit none
-  integer :: queries = 0, frees = 0, handled = 0, lastcode = -1
-end module cbstate
+  integer :: queries, frees, handled, lastcode
+  common /cbstate/ queries, frees, handled, lastcode
+  data queries, frees, handled, lastcode / 0, 0, 0, -1 /
+end block data cbinit
 
 program callbacks
   use mpi
-  use cbstate
   implicit none
+  integer :: queries, frees, handled, lastcode
+  common /cbstate/ queries, frees, handled, lastcode
   integer :: ierr, rank, nprocs
   logical :: ok
 
@@ -192,8 +197,9 @@ end program callbacks
 
 subroutine gq_query(extra, status, ierr)
   use mpi
-  use cbstate
   implicit none
+  integer :: queries, frees, handled, lastcode
+  common /cbstate/ queries, frees, handled, lastcode
   integer(kind=MPI_ADDRESS_KIND) :: extra
   integer :: status(MPI_STATUS_SIZE), ierr
   queries = queries + 1
@@ -206,8 +212,9 @@ end subroutine gq_query
 
 subroutine gq_free(extra, ierr)
   use mpi
-  use cbstate
   implicit none
+  integer :: queries, frees, handled, lastcode
+  common /cbstate/ queries, frees, handled, lastcode
   integer(kind=MPI_ADDRESS_KIND) :: extra
   integer :: ierr
   if (extra == 1234) frees = frees + 1
@@ -224,8 +231,9 @@ subroutine gq_cancel(extra, complete, ierr)
 end subroutine gq_cancel
 
 subroutine handler(comm, code)
-  use cbstate
   implicit none
+  integer :: queries, frees, handled, lastcode
+  common /cbstate/ queries, frees, handled, lastcode
   integer :: comm, code
   handled = handled + 1
   lastcode = code
