@@ -10,13 +10,15 @@
  *
  * Fortran copy/delete callbacks take every argument by reference and return IERROR, so a
  * keyval created from Fortran registers C trampolines; its extra_state is a small record
- * holding the Fortran procedures and the user's extra state.  The record lives as long as
- * the program (keyvals are few; freeing a keyval does not tell us when the last attribute
- * using it is gone).  The predefined Fortran callbacks (MPI_COMM_DUP_FN, MPI_NULL_COPY_FN,
+ * holding the Fortran procedures and the user's extra state.  Freeing a keyval does not tell
+ * us when the last attribute using it is gone, so the records stay on a list until the
+ * Fortran MPI_FINALIZE, after which no callback can run (keyvals are few).  The predefined Fortran callbacks (MPI_COMM_DUP_FN, MPI_NULL_COPY_FN,
  * ...) are ordinary Fortran-callable procedures defined at the end of this file.
  */
 #include "fortran/fortran.h"
 #include "core/core.h"
+#include <pthread.h>
+#include <stdlib.h>
 
 typedef void (mp_f_copy_fn)(MPI_Fint *oldobj, MPI_Fint *keyval, void *extra_state,
                             void *attr_in, void *attr_out, MPI_Fint *flag, MPI_Fint *ierror);
@@ -28,7 +30,12 @@ typedef struct mp_f_keyval {
     mp_f_delete_fn *del;
     MPI_Aint extra;                   /* the user's extra state (MPI-2 calls) */
     MPI_Fint extra_int;               /* the same for MPI_KEYVAL_CREATE */
+    struct mp_f_keyval *next;         /* every record, for mp_f_keyvals_release() */
 } mp_f_keyval;
+
+/* Keyvals may be created from several threads; the list is only touched here. */
+static pthread_mutex_t mp_f_keyvals_lock = PTHREAD_MUTEX_INITIALIZER;
+static mp_f_keyval *mp_f_keyvals;
 
 static mp_f_keyval *mp_f_keyval_new(void *copy, void *del, const void *extra, int mpi1)
 {
@@ -37,7 +44,24 @@ static mp_f_keyval *mp_f_keyval_new(void *copy, void *del, const void *extra, in
     k->del = (mp_f_delete_fn *)del;
     if (mpi1) k->extra_int = *(const MPI_Fint *)extra;
     else k->extra = *(const MPI_Aint *)extra;
+    pthread_mutex_lock(&mp_f_keyvals_lock);
+    k->next = mp_f_keyvals;
+    mp_f_keyvals = k;
+    pthread_mutex_unlock(&mp_f_keyvals_lock);
     return k;
+}
+
+void mp_f_keyvals_release(void)
+{
+    pthread_mutex_lock(&mp_f_keyvals_lock);
+    mp_f_keyval *k = mp_f_keyvals;
+    mp_f_keyvals = NULL;
+    pthread_mutex_unlock(&mp_f_keyvals_lock);
+    while (k != NULL) {
+        mp_f_keyval *next = k->next;
+        free(k);
+        k = next;
+    }
 }
 
 /* Trampolines for MPI-2 keyvals: attribute values are INTEGER(KIND=MPI_ADDRESS_KIND). */

@@ -98,7 +98,8 @@ char *mp_f_str_tmp(size_t flen, size_t minimum);
 /* ---- Misc helpers ---- */
 int  *mp_f_logicals_in(const MPI_Fint *f, int n);    /* malloc'd C copy (n may be 0) */
 void  mp_f_logicals_out(MPI_Fint *f, const int *c, int n);
-int   mp_f_cartdim(MPI_Comm comm);                   /* ndims of a Cartesian comm, 0 if none */
+int   mp_f_cartdim(MPI_Comm comm);
+void  mp_f_keyvals_release(void);                 /* attr.c: after MPI_FINALIZE */                   /* ndims of a Cartesian comm, 0 if none */
 /* Waitany/Testany/Waitsome/Testsome: C indices are 0-based, Fortran ones 1-based. */
 static inline void mp_f_index_out(MPI_Fint *idx)
 {

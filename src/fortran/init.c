@@ -3,7 +3,9 @@
  * MPI_INIT and MPI_INIT_THREAD take no argc/argv in Fortran (C accepts NULL for both).
  * MPI_WTIME/MPI_WTICK and MPI_AINT_ADD/MPI_AINT_DIFF are Fortran functions, not subroutines,
  * so they return their value and have no IERROR.  MPI_PCONTROL takes only the level.
- * MPI_INFO_CREATE_ENV has no argc/argv either.
+ * MPI_INFO_CREATE_ENV has no argc/argv either.  MPI_FINALIZE also releases the Fortran
+ * keyval records (attr.c).  MPI_F_SYNC_REG and MPI_SIZEOF exist only in
+ * Fortran.
  */
 #include "fortran/fortran.h"
 
@@ -13,6 +15,16 @@ void mp_f_init(MPI_Fint *ierror)
     *ierror = PMPI_Init(NULL, NULL);
 }
 MP_F_EXPORT(mp_f_init, "init", "INIT")
+
+/* After MPI_FINALIZE no attribute callback can run: the keyval records can go. */
+void mp_f_finalize(MPI_Fint *ierror);
+void mp_f_finalize(MPI_Fint *ierror)
+{
+    *ierror = PMPI_Finalize();
+    if (*ierror == MPI_SUCCESS)
+        mp_f_keyvals_release();
+}
+MP_F_EXPORT(mp_f_finalize, "finalize", "FINALIZE")
 
 void mp_f_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
 void mp_f_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
@@ -62,3 +74,45 @@ void mp_f_info_create_env(MPI_Fint *info, MPI_Fint *ierror)
     *ierror = PMPI_Info_create_env(0, NULL, (MPI_Info *)info);
 }
 MP_F_EXPORT(mp_f_info_create_env, "info_create_env", "INFO_CREATE_ENV")
+
+/* MPI_F_SYNC_REG(buf): Fortran-only, no IERROR.  Its only job is to be an external call the
+ * compiler cannot see into, so that a register copy of buf is written back before it and
+ * reloaded after it (around nonblocking operations on buf); the body is empty. */
+void mp_f_f_sync_reg(void *buf);
+void mp_f_f_sync_reg(void *buf)
+{
+    (void)buf;
+}
+MP_F_EXPORT(mp_f_f_sync_reg, "f_sync_reg", "F_SYNC_REG")
+
+/* MPI_SIZEOF(x, size, ierror) exists only in the `mpi` module, as a generic interface over
+ * the numeric types (src/fortran/mpi.f90) whose specific procedures are these: each ignores
+ * its argument (passed by descriptor, any rank) and returns the size of one element. */
+static void sizeof_out(MPI_Fint *size, MPI_Fint *ierror, MPI_Fint bytes)
+{
+    *size = bytes;
+    *ierror = MPI_SUCCESS;
+}
+
+void mempi_sizeof_i1_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_i1_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 1); }
+void mempi_sizeof_i2_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_i2_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 2); }
+void mempi_sizeof_i4_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_i4_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 4); }
+void mempi_sizeof_i8_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_i8_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 8); }
+void mempi_sizeof_i16_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_i16_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 16); }
+void mempi_sizeof_r4_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_r4_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 4); }
+void mempi_sizeof_r8_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_r8_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 8); }
+void mempi_sizeof_r16_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_r16_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 16); }
+void mempi_sizeof_c4_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_c4_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 8); }
+void mempi_sizeof_c8_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_c8_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 16); }
+void mempi_sizeof_c16_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_c16_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 32); }

@@ -7,8 +7,57 @@
 ! MPI procedures are left with implicit interfaces, as in mpif.h, so that choice buffers of
 ! any type, kind and rank are accepted the way legacy and NAS-style codes pass them.  The
 ! module therefore adds no checking over mpif.h; it exists so that `use mpi` programs build
-! unchanged.
+! unchanged.  It adds MPI_SIZEOF, which needs a generic interface.
 module mpi
   implicit none
   include 'mpif.h'
+
+  ! MPI_SIZEOF(x, size, ierror): a generic over the numeric types; x may be a scalar or an
+  ! array of any rank (assumed rank).  The specific procedures are in src/fortran/init.c.
+  interface MPI_SIZEOF
+    subroutine mempi_sizeof_i1(x, size, ierror)
+      integer(kind=1), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_i1
+    subroutine mempi_sizeof_i2(x, size, ierror)
+      integer(kind=2), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_i2
+    subroutine mempi_sizeof_i4(x, size, ierror)
+      integer(kind=4), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_i4
+    subroutine mempi_sizeof_i8(x, size, ierror)
+      integer(kind=8), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_i8
+    subroutine mempi_sizeof_i16(x, size, ierror)
+      integer(kind=16), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_i16
+    subroutine mempi_sizeof_r4(x, size, ierror)
+      real(kind=4), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_r4
+    subroutine mempi_sizeof_r8(x, size, ierror)
+      real(kind=8), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_r8
+    subroutine mempi_sizeof_r16(x, size, ierror)
+      real(kind=16), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_r16
+    subroutine mempi_sizeof_c4(x, size, ierror)
+      complex(kind=4), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_c4
+    subroutine mempi_sizeof_c8(x, size, ierror)
+      complex(kind=8), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_c8
+    subroutine mempi_sizeof_c16(x, size, ierror)
+      complex(kind=16), dimension(..), intent(in) :: x
+      integer, intent(out) :: size, ierror
+    end subroutine mempi_sizeof_c16
+  end interface MPI_SIZEOF
 end module mpi

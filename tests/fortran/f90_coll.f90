@@ -162,6 +162,7 @@ program f90coll
   call check(j == (rank + 1) * nprocs, 'reduce_scatter_block')
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  deallocate(gat, sc, counts, displs, a2a, b2a, scounts, sdispls, rcounts, rdispls)
   call MPI_Finalize(ierr)
 
 contains

@@ -87,6 +87,7 @@ program f90include
   call MPI_Type_size(t8, tsize, ierr)
   call check(tsize == 8, 'type_match_size')
 
+  deallocate(all)
   call MPI_Finalize(ierr)
 
 contains

@@ -1,4 +1,4 @@
-C mempi-test: np=1,2,3,4 timeout=180
+C mempi-test: np=1,2,3,4,5 timeout=240
 ! nas_ep.f -- an EP kernel in the style of the NAS Parallel Benchmarks.  MemPI, BSD-3-Clause (see LICENSE).
 !
 ! Fixed-form Fortran 77 with include 'mpif.h', as the NPB codes are written.  Generates
@@ -7,7 +7,8 @@ C mempi-test: np=1,2,3,4 timeout=180
 ! polar method, counts them in square annuli and sums them; the work is split into batches
 ! of 2**MK pairs spread over the ranks (any number of ranks), and the partial sums meet in
 ! MPI_ALLREDUCE.  Class S (M = 24) has published reference sums, which this checks to a
-! relative 1e-8, and the annulus counts must add up to the number of accepted pairs.
+! relative 1e-8, and the published number of Gaussian pairs (13176389), counted both in
+! DOUBLE PRECISION and in INTEGER (MPI_INTEGER); the two annulus histograms must agree.
       program nasep
       implicit none
       include 'mpif.h'
@@ -26,6 +27,8 @@ C mempi-test: np=1,2,3,4 timeout=180
       double precision randlc
       external randlc
       integer ierr, rank, nprocs, np, kfirst, extra, i, k, kk, ik, l
+      integer iq(0:nq-1), iqq(0:nq-1), ngc, ngcref
+      parameter (ngcref = 13176389)
       logical ok
 
       call MPI_INIT(ierr)
@@ -53,6 +56,7 @@ C mempi-test: np=1,2,3,4 timeout=180
       sy = 0.d0
       do i = 0, nq - 1
          q(i) = 0.d0
+         iq(i) = 0
       end do
 
       do k = 1, np
@@ -79,6 +83,7 @@ C mempi-test: np=1,2,3,4 timeout=180
                t4 = x2 * t2
                l = int(max(abs(t3), abs(t4)))
                q(l) = q(l) + 1.d0
+               iq(l) = iq(l) + 1
                sx = sx + t3
                sy = sy + t4
             end if
@@ -90,6 +95,8 @@ C mempi-test: np=1,2,3,4 timeout=180
       call MPI_ALLREDUCE(sums, gsums, 2, MPI_DOUBLE_PRECISION, MPI_SUM,
      &                   MPI_COMM_WORLD, ierr)
       call MPI_ALLREDUCE(q, qq, nq, MPI_DOUBLE_PRECISION, MPI_SUM,
+     &                   MPI_COMM_WORLD, ierr)
+      call MPI_ALLREDUCE(iq, iqq, nq, MPI_INTEGER, MPI_SUM,
      &                   MPI_COMM_WORLD, ierr)
       sx = gsums(1)
       sy = gsums(2)
@@ -103,6 +110,18 @@ C mempi-test: np=1,2,3,4 timeout=180
      &     abs((sy - syref) / syref) .le. epsilon
 !     About pi/4 of the 2**m pairs fall in the unit disc.
       ok = ok .and. abs(gc / 2.d0 ** m - 0.785398d0) .lt. 1.d-3
+      ngc = 0
+      do i = 0, nq - 1
+         ngc = ngc + iqq(i)
+         if (dble(iqq(i)) .ne. qq(i)) then
+            print *, 'annulus', i, ': INTEGER', iqq(i), ' DOUBLE', qq(i)
+            ok = .false.
+         end if
+      end do
+      if (ngc .ne. ngcref .or. gc .ne. dble(ngcref)) then
+         print *, 'gaussian pairs', ngc, gc, ' expected', ngcref
+         ok = .false.
+      end if
       if (rank .eq. 0) then
          write (*, 100) nprocs, tm1, sx, sy, gc
  100     format (' EP class S on ', i3, ' ranks: ', f8.3, ' s',

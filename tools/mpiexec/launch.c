@@ -110,6 +110,12 @@ static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, 
     setenv("PMI_SPAWNED", "0", 1);
     set_env_long("MEMPI_LOCAL_RANK", rank);
     set_env_long("MEMPI_LOCAL_SIZE", job->n);
+    /* libmpi links libfabric, which loads libinfinipath; its load-time constructor installs
+     * a SIGSEGV/SIGBUS/SIGILL/SIGFPE handler that prints a backtrace and calls exit(1), so a
+     * crashing rank would look like "exited with code 1" and we could not name the signal.
+     * This variable (read by that constructor) keeps the default action; a user who set it
+     * in the environment or with --env keeps their value. */
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
     for (int i = 0; i < opt->nenv; i++)
         putenv(opt->env[i]);
 
