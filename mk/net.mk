@@ -1,7 +1,7 @@
 # net.mk -- the network transport (src/transport/net/) on libfabric.  MemPI, BSD-3-Clause.
 #
-# With libfabric's headers present (Debian: libfabric-dev) the transport is compiled in and
-# the library links -lfabric; without them src/transport/net/ compiles to a stub that makes a
+# With libfabric's headers present (Debian: libfabric-dev) the transport is compiled in; the
+# library does not link libfabric but loads it when a job spans hosts (src/transport/net/fabric.c); without them src/transport/net/ compiles to a stub that makes a
 # job spanning several hosts fail at MPI_Init with a message naming the package.  Override
 # with `make MEMPI_LIBFABRIC=0` (force the stub) or point FABRIC_INCLUDE at another prefix.
 FABRIC_INCLUDE ?= /usr/include
@@ -11,5 +11,4 @@ CFLAGS_COMMON += -DMEMPI_HAVE_LIBFABRIC
 ifneq ($(FABRIC_INCLUDE),/usr/include)
 CFLAGS_COMMON += -I$(FABRIC_INCLUDE)
 endif
-LIBS += -lfabric
 endif

@@ -328,6 +328,8 @@ int mp_net_init(void)
         return MPI_SUCCESS;           /* every rank shares our memory: no network needed */
     const char *provider, *iface;
     int err, rma = 0;
+    if ((err = mp_fabric_load()))
+        return err;
     if ((err = read_settings(&provider, &iface, &rma)))
         return err;
     mp_net.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_net_peer));

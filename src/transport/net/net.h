@@ -28,6 +28,9 @@
 #ifdef MEMPI_HAVE_LIBFABRIC
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
+
+/* fabric.c: dlopen libfabric.so.1 (multi-host jobs only); MPI error code */
+int mp_fabric_load(void);
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
