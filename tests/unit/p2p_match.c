@@ -12,9 +12,13 @@
 static int failures;
 #define EXPECT(cond) do { if (!(cond)) { printf("FAIL line %d: %s\n", __LINE__, #cond); failures++; } } while (0)
 
+static void *made[64];          /* every object the test allocates, freed at the end */
+static int nmade;
+
 static mp_request *posted(int ctx, int src, int tag)
 {
     mp_request *r = calloc(1, sizeof *r);
+    made[nmade++] = r;
     r->ctx = ctx;
     r->peer = src;
     r->tag = tag;
@@ -25,6 +29,7 @@ static mp_request *posted(int ctx, int src, int tag)
 static mp_unexp *arrived(int ctx, int src, int tag, size_t size)
 {
     mp_unexp *u = calloc(1, sizeof *u);
+    made[nmade++] = u;
     u->ctx = ctx;
     u->src = src;
     u->tag = tag;
@@ -68,6 +73,8 @@ int main(void)
     EXPECT(mp_p2p.unexp_head == NULL && mp_stat.unexpected_msgs == 0 && mp_stat.unexpected_bytes == 0);
     EXPECT(mp_stat.unexpected_max_msgs == 3 && mp_stat.unexpected_max_bytes == 60);
 
+    for (int i = 0; i < nmade; i++)
+        free(made[i]);
     printf("%s\n", failures ? "p2p_match: FAILED" : "p2p_match: ok");
     return failures ? 1 : 0;
 }
