@@ -13,6 +13,10 @@
  * Communicators that differ only in color share one context id: their members are disjoint,
  * so messages can never be confused, and ids last longer.
  *
+ * MPI_Comm_idup builds the new object at once (so attributes can be copied at the call, as
+ * the standard says) with no context id, and completes it from the callback of the
+ * nonblocking agreement (context.c), which the progress engine runs.
+ *
  * Intercommunicators are in intercomm.c; freeing one also frees its hidden local
  * intracommunicator, which is remembered per context id in inter_local[].
  */
@@ -97,6 +101,46 @@ int mp_comm_dup_internal(mp_comm *comm, mp_comm **out)
         return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
     }
     return MPI_SUCCESS;
+}
+
+/* Nonblocking duplication of an intracommunicator. */
+typedef struct idup_op {
+    mp_comm *newc;
+    mp_request *req;                  /* NULL: the caller gave up (see mp_comm_idup_start) */
+} idup_op;
+
+mp_comm *mp_comm_idup_prepare(mp_comm *comm)
+{
+    return mp_comm_build(comm, -1, comm->size, comm->rank, copy_ints(comm->world, comm->size));
+}
+
+static void idup_done(void *arg, int err, int ctx)
+{
+    idup_op *op = arg;
+    mp_request *req = op->req;
+    op->newc->ctx = ctx;
+    if (err || !req)
+        mp_comm_free_internal(op->newc);      /* releases the id, if one was claimed */
+    if (req) {
+        req->error = err;
+        mp_status_empty(&req->status);
+        req->status.MPI_ERROR = err;
+        mp_request_complete(req);
+    }
+    free(op);
+}
+
+void mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
+{
+    idup_op *op = mp_malloc(sizeof *op);
+    op->newc = newc;
+    op->req = NULL;
+    if (req) {
+        op->req = mp_request_alloc(MP_REQ_COLL);
+        op->req->comm = comm;
+        *req = op->req;
+    }
+    mp_ctx_agree_start(comm, idup_done, op);
 }
 
 typedef struct split_item { int color, key, rank; } split_item;
