@@ -238,7 +238,6 @@ struct mp_ctx_nb {
     void *arg;
 };
 
-static mp_ctx_nb *nb_head;
 static int nb_in_hook;
 
 static mp_datatype *bytes_dt(void)
@@ -284,11 +283,32 @@ static int nb_reqs_done(mp_ctx_nb *a)
     return j == 0;
 }
 
+static mp_ctx_nb *nb_head;
+
+/* Whether id is a poor candidate at this root: claimed or reserved here since the snapshot,
+ * or proposed by another agreement outstanding here (which would likely win the vote). */
+static int nb_proposed_elsewhere(const mp_ctx_nb *a, int id)
+{
+    pthread_mutex_lock(&ctx_lock);
+    uint32_t bit = 1u << (id % 32);
+    int taken = !(free_mask[id / 32] & bit) || (reserved[id / 32] & bit);
+    pthread_mutex_unlock(&ctx_lock);
+    if (taken)
+        return 1;
+    for (const mp_ctx_nb *o = nb_head; o; o = o->next)
+        if (o != a && o->cand == id)
+            return 1;
+    return 0;
+}
+
 /* Candidate for round r from the agreed mask: lowest free id, or from round 1 on the lowest
- * free id at or after a pseudo-random start (wrapping).  PICK_EXHAUSTED if none. */
+ * free id at or after a pseudo-random start (wrapping).  Ids taken here since the snapshot or
+ * proposed by other agreements outstanding at this root are avoided if possible (several
+ * idups started together would otherwise all propose the same lowest id and all but one
+ * retry).  PICK_EXHAUSTED if none. */
 static int nb_pick(const mp_ctx_nb *a, const uint32_t *words)
 {
-    int start = 0;
+    int start = 0, fallback = PICK_EXHAUSTED;
     if (a->round > 0) {
         uint32_t x = (uint32_t)a->tag * 2654435761u ^ (uint32_t)a->parent->ctx * 40503u ^
                      (uint32_t)a->round * 0x9e3779b9u ^ (uint32_t)mp_world.rank * 97u;
@@ -297,14 +317,19 @@ static int nb_pick(const mp_ctx_nb *a, const uint32_t *words)
     }
     for (int k = 0; k < MP_CTX_IDS; k++) {
         int id = (start + k) % MP_CTX_IDS;
-        if (words[id / 32] & (1u << (id % 32)))
+        if (!(words[id / 32] & (1u << (id % 32))))
+            continue;
+        if (!nb_proposed_elsewhere(a, id))
             return id;
+        if (fallback < 0)
+            fallback = id;
     }
-    return PICK_EXHAUSTED;
+    return fallback;
 }
 
 static void nb_start_round(mp_ctx_nb *a)
 {
+    a->cand = -1;
     pthread_mutex_lock(&ctx_lock);
     for (int i = 0; i < NWORDS; i++)
         a->words[i] = free_mask[i] & ~reserved[i];
