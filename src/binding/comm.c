@@ -2,11 +2,10 @@
 /*
  * Entry points check arguments, call the comm layer (src/comm/comm.c, intercomm.c) and then
  * do the user-visible parts of duplication: copying attributes through their copy callbacks,
- * the topology and the info hints.  MPI_Comm_idup on an intracommunicator is nonblocking: the
+ * the topology and the info hints.  MPI_Comm_idup is nonblocking: the
  * new communicator's handle and attributes exist when the call returns (copy callbacks run
  * at the call, as the standard says), its context id is agreed in the background
- * (context.c) and the request completes when it is usable.  On an intercommunicator it
- * still runs the duplication at once and returns a completed request.
+ * (context.c) and the request completes when it is usable; the same for intercommunicators.
  *
  * Split, split_type and create also accept intercommunicators (mp_intercomm_subset), and the
  * MPI-4 creations from groups run over MPI_COMM_WORLD (there are no sessions).
@@ -74,15 +73,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
-static int completed_request(MPI_Request *request)
-{
-    mp_request *req = mp_request_alloc(MP_REQ_COLL);
-    mp_status_empty(&req->status);
-    mp_request_complete(req);
-    *request = mp_request_handle(req);
-    return MPI_SUCCESS;
-}
-
 static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI_Comm *newcomm,
                      MPI_Request *request)
 {
@@ -93,11 +83,6 @@ static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI
         return err;
     if (use_info && (err = arg_info_or_null(F, comm, info)))
         return err;
-    if (comm->is_inter) {
-        if ((err = comm_dup(F, h, info, use_info, newcomm)))
-            return err;
-        return completed_request(request);
-    }
     /* Every failure below still starts the agreement: the other members count on us. */
     mp_comm *c = mp_comm_idup_prepare(comm);
     err = c->handle ? MPI_SUCCESS : mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
@@ -107,11 +92,16 @@ static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI
         mp_comm_idup_start(comm, c, NULL);
         return mp_ret(comm, F, err);
     }
+    if (comm->is_inter && !mp_intercomm_local(comm)) {
+        mp_comm_free_internal(c);
+        return mp_ret(comm, F, mp_error_code(MPI_ERR_INTERN, "intercommunicator without a "
+                                             "local communicator"));
+    }
     c->topo = mp_topo_copy(comm->topo);
     mp_info_dup_handle(use_info ? info : comm->info, &c->info);
     *newcomm = c->handle;             /* before start: c may be complete, even freed, after it */
     mp_request *req;
-    mp_comm_idup_start(comm, c, &req);
+    (void)mp_comm_idup_start(comm, c, &req);      /* cannot fail: checked above */
     *request = mp_request_handle(req);
     return MPI_SUCCESS;
 }

@@ -103,7 +103,7 @@ int mp_comm_dup_internal(mp_comm *comm, mp_comm **out)
     return MPI_SUCCESS;
 }
 
-/* Nonblocking duplication of an intracommunicator. */
+/* Nonblocking duplication. */
 typedef struct idup_op {
     mp_comm *newc;
     mp_request *req;                  /* NULL: the caller gave up (see mp_comm_idup_start) */
@@ -111,16 +111,30 @@ typedef struct idup_op {
 
 mp_comm *mp_comm_idup_prepare(mp_comm *comm)
 {
-    return mp_comm_build(comm, -1, comm->size, comm->rank, copy_ints(comm->world, comm->size));
+    mp_comm *c = mp_comm_build(comm, -1, comm->size, comm->rank,
+                               copy_ints(comm->world, comm->size));
+    if (comm->is_inter) {
+        c->is_inter = 1;
+        c->remote_size = comm->remote_size;
+        c->remote_group = mp_group_create(comm->remote_size,
+                                          copy_ints(comm->remote_world, comm->remote_size));
+        c->remote_world = c->remote_group->world;
+    }
+    return c;
 }
 
-static void idup_done(void *arg, int err, int ctx)
+static void idup_done(void *arg, int err, const int *ctx)
 {
     idup_op *op = arg;
     mp_request *req = op->req;
-    op->newc->ctx = ctx;
+    mp_comm *c = op->newc;
+    c->ctx = ctx[0];
+    if (!err && c->is_inter) {        /* the hidden local communicator, as in intercomm.c */
+        mp_comm *lc = mp_comm_new(ctx[1], c->size, c->rank, copy_ints(c->world, c->size));
+        mp_intercomm_set_local(c, lc);
+    }
     if (err || !req)
-        mp_comm_free_internal(op->newc);      /* releases the id, if one was claimed */
+        mp_comm_free_internal(c);     /* releases the ids, if they were claimed */
     if (req) {
         req->error = err;
         mp_status_empty(&req->status);
@@ -130,8 +144,11 @@ static void idup_done(void *arg, int err, int ctx)
     free(op);
 }
 
-void mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
+int mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
 {
+    mp_comm *local = comm->is_inter ? mp_intercomm_local(comm) : NULL;
+    if (comm->is_inter && !local)
+        return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
     idup_op *op = mp_malloc(sizeof *op);
     op->newc = newc;
     op->req = NULL;
@@ -140,7 +157,11 @@ void mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
         op->req->comm = comm;
         *req = op->req;
     }
-    mp_ctx_agree_start(comm, idup_done, op);
+    if (local)
+        mp_ctx_agree_start_inter(comm, local, idup_done, op);
+    else
+        mp_ctx_agree_start(comm, idup_done, op);
+    return MPI_SUCCESS;
 }
 
 typedef struct split_item { int color, key, rank; } split_item;

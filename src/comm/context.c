@@ -216,28 +216,36 @@ int mp_ctx_live(void)
 enum {
     NB_MASK_UP,                       /* receiving my children's masks */
     NB_MASK_SENT,                     /* sending my subtree's AND to my parent */
-    NB_CAND_RECV,                     /* receiving the candidate from my parent */
-    NB_CAND_FWD,                      /* sending it to my children */
+    NB_CAND_RECV,                     /* receiving the candidates from my parent */
+    NB_CAND_FWD,                      /* sending them to my children */
     NB_VOTE_UP, NB_VOTE_SENT, NB_RESULT_RECV, NB_RESULT_FWD,   /* the same for the votes */
     NB_DONE
 };
 enum { MAX_TREE = 34 };               /* children of a binomial tree node + parent */
 
+/* A tree neighbour: a rank of a communicator, messages on its collective context. */
+typedef struct nb_peer {
+    mp_comm *comm;
+    int rank, tag;
+} nb_peer;
+
 struct mp_ctx_nb {
     struct mp_ctx_nb *next;
-    mp_comm *parent;                  /* referenced until the agreement ends */
-    int tag, me, n, round;
-    int up, nkids, kids[MAX_TREE];    /* tree neighbours, as ranks of parent */
+    mp_comm *parent, *local;          /* referenced until the agreement ends */
+    int tag, count, round;
+    int has_up, nkids;
+    nb_peer up, kids[MAX_TREE];
     int state, error;
     uint32_t *words;                  /* my mask, then the AND of my subtree */
     uint32_t *kid_words;              /* nkids masks */
-    int cand, vote, kid_votes[MAX_TREE], reserved_id;
+    int cand[2], vote, kid_votes[MAX_TREE], reserved_ids[2];
     mp_request *reqs[MAX_TREE];
     int nreqs;
     mp_ctx_done_fn *done;
     void *arg;
 };
 
+static mp_ctx_nb *nb_head;
 static int nb_in_hook;
 
 static mp_datatype *bytes_dt(void)
@@ -251,22 +259,28 @@ static void nb_note(mp_ctx_nb *a, int err)
         a->error = err;
 }
 
-static void nb_send(mp_ctx_nb *a, const void *buf, size_t bytes, int peer)
+static void nb_send(mp_ctx_nb *a, const void *buf, size_t bytes, const nb_peer *p)
 {
     mp_request *r = NULL;
-    nb_note(a, mp_isend(buf, (MPI_Aint)bytes, bytes_dt(), peer, a->tag, a->parent,
+    nb_note(a, mp_isend(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
                         MP_CTX_COLL, MP_MODE_STANDARD, &r));
     if (r)
         a->reqs[a->nreqs++] = r;
 }
 
-static void nb_recv(mp_ctx_nb *a, void *buf, size_t bytes, int peer)
+static void nb_recv(mp_ctx_nb *a, void *buf, size_t bytes, const nb_peer *p)
 {
     mp_request *r = NULL;
-    nb_note(a, mp_irecv(buf, (MPI_Aint)bytes, bytes_dt(), peer, a->tag, a->parent,
+    nb_note(a, mp_irecv(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
                         MP_CTX_COLL, &r));
     if (r)
         a->reqs[a->nreqs++] = r;
+}
+
+static void nb_send_kids(mp_ctx_nb *a, const void *buf, size_t bytes)
+{
+    for (int k = 0; k < a->nkids; k++)
+        nb_send(a, buf, bytes, &a->kids[k]);
 }
 
 /* Reaps the finished transfers; 1 when none is left. */
@@ -283,11 +297,9 @@ static int nb_reqs_done(mp_ctx_nb *a)
     return j == 0;
 }
 
-static mp_ctx_nb *nb_head;
-
 /* Whether id is a poor candidate at this root: claimed or reserved here since the snapshot,
  * or proposed by another agreement outstanding here (which would likely win the vote). */
-static int nb_proposed_elsewhere(const mp_ctx_nb *a, int id)
+static int nb_taken_here(const mp_ctx_nb *a, int id)
 {
     pthread_mutex_lock(&ctx_lock);
     uint32_t bit = 1u << (id % 32);
@@ -296,81 +308,89 @@ static int nb_proposed_elsewhere(const mp_ctx_nb *a, int id)
     if (taken)
         return 1;
     for (const mp_ctx_nb *o = nb_head; o; o = o->next)
-        if (o != a && o->cand == id)
+        if (o != a && (o->cand[0] == id || (o->count > 1 && o->cand[1] == id)))
             return 1;
     return 0;
 }
 
-/* Candidate for round r from the agreed mask: lowest free id, or from round 1 on the lowest
- * free id at or after a pseudo-random start (wrapping).  Ids taken here since the snapshot or
+/* Candidates for this round from the agreed mask: the lowest free ids, or from round 1 on the
+ * lowest at or after a pseudo-random start (wrapping).  Ids taken here since the snapshot or
  * proposed by other agreements outstanding at this root are avoided if possible (several
  * idups started together would otherwise all propose the same lowest id and all but one
- * retry).  PICK_EXHAUSTED if none. */
-static int nb_pick(const mp_ctx_nb *a, const uint32_t *words)
+ * retry).  cand[0] = PICK_EXHAUSTED if there are not enough. */
+static void nb_pick(mp_ctx_nb *a, const uint32_t *words)
 {
-    int start = 0, fallback = PICK_EXHAUSTED;
+    int start = 0, got = 0, nfall = 0, fall[2] = { -1, -1 };
     if (a->round > 0) {
         uint32_t x = (uint32_t)a->tag * 2654435761u ^ (uint32_t)a->parent->ctx * 40503u ^
                      (uint32_t)a->round * 0x9e3779b9u ^ (uint32_t)mp_world.rank * 97u;
         x ^= x >> 15; x *= 0x2c1b3c6du; x ^= x >> 12;
         start = (int)(x % MP_CTX_IDS);
     }
-    for (int k = 0; k < MP_CTX_IDS; k++) {
+    for (int k = 0; k < MP_CTX_IDS && got < a->count; k++) {
         int id = (start + k) % MP_CTX_IDS;
         if (!(words[id / 32] & (1u << (id % 32))))
             continue;
-        if (!nb_proposed_elsewhere(a, id))
-            return id;
-        if (fallback < 0)
-            fallback = id;
+        if (!nb_taken_here(a, id))
+            a->cand[got++] = id;
+        else if (nfall < 2)
+            fall[nfall++] = id;
     }
-    return fallback;
+    for (int i = 0; got < a->count && i < nfall; i++)
+        a->cand[got++] = fall[i];
+    if (got < a->count)
+        a->cand[0] = PICK_EXHAUSTED;
 }
 
 static void nb_start_round(mp_ctx_nb *a)
 {
-    a->cand = -1;
+    a->cand[0] = a->cand[1] = -1;
     pthread_mutex_lock(&ctx_lock);
     for (int i = 0; i < NWORDS; i++)
         a->words[i] = free_mask[i] & ~reserved[i];
     pthread_mutex_unlock(&ctx_lock);
     for (int k = 0; k < a->nkids; k++)
-        nb_recv(a, a->kid_words + (size_t)k * NWORDS, sizeof(uint32_t) * NWORDS, a->kids[k]);
+        nb_recv(a, a->kid_words + (size_t)k * NWORDS, sizeof(uint32_t) * NWORDS, &a->kids[k]);
     a->state = NB_MASK_UP;
 }
 
-/* Phase 2 at this process: vote for the candidate and reserve it. */
+/* Phase 2 at this process: vote for the candidates and reserve them. */
 static void nb_vote(mp_ctx_nb *a)
 {
-    int id = a->cand;
-    a->reserved_id = -1;
+    a->reserved_ids[0] = a->reserved_ids[1] = -1;
     pthread_mutex_lock(&ctx_lock);
-    uint32_t bit = 1u << (id % 32);
-    a->vote = !mask_held && (free_mask[id / 32] & bit) && !(reserved[id / 32] & bit);
-    if (a->vote) {
-        reserved[id / 32] |= bit;
-        a->reserved_id = id;
+    a->vote = !mask_held;
+    for (int i = 0; i < a->count; i++) {
+        int id = a->cand[i];
+        uint32_t bit = 1u << (id % 32);
+        a->vote = a->vote && (free_mask[id / 32] & bit) && !(reserved[id / 32] & bit);
+    }
+    for (int i = 0; a->vote && i < a->count; i++) {
+        reserved[a->cand[i] / 32] |= 1u << (a->cand[i] % 32);
+        a->reserved_ids[i] = a->cand[i];
     }
     pthread_mutex_unlock(&ctx_lock);
     for (int k = 0; k < a->nkids; k++)
-        nb_recv(a, &a->kid_votes[k], sizeof(int), a->kids[k]);
+        nb_recv(a, &a->kid_votes[k], sizeof(int), &a->kids[k]);
     a->state = NB_VOTE_UP;
 }
 
-/* End of a round: claim (result yes) or drop the reservation. */
+/* End of a round: claim (result yes) or drop the reservations. */
 static void nb_end_round(mp_ctx_nb *a)
 {
-    int id = a->reserved_id;
     pthread_mutex_lock(&ctx_lock);
-    if (id >= 0) {
+    for (int i = 0; i < 2; i++) {
+        int id = a->reserved_ids[i];
+        if (id < 0)
+            continue;
         reserved[id / 32] &= ~(1u << (id % 32));
         if (a->vote && !a->error) {
             free_mask[id / 32] &= ~(1u << (id % 32));
             live_ids++;
         }
+        a->reserved_ids[i] = -1;
     }
     pthread_mutex_unlock(&ctx_lock);
-    a->reserved_id = -1;
     if (a->error || a->vote) {
         a->state = NB_DONE;
         return;
@@ -384,8 +404,7 @@ static void nb_advance(mp_ctx_nb *a)
 {
     while (a->state != NB_DONE && nb_reqs_done(a)) {
         if (a->error) {               /* a transfer failed: nothing sensible to agree on */
-            if (a->reserved_id >= 0)
-                nb_end_round(a);
+            nb_end_round(a);
             a->state = NB_DONE;
             break;
         }
@@ -394,27 +413,25 @@ static void nb_advance(mp_ctx_nb *a)
             for (int k = 0; k < a->nkids; k++)
                 for (int i = 0; i < NWORDS; i++)
                     a->words[i] &= a->kid_words[(size_t)k * NWORDS + i];
-            if (a->me != 0) {
-                nb_send(a, a->words, sizeof(uint32_t) * NWORDS, a->up);
+            if (a->has_up) {
+                nb_send(a, a->words, sizeof(uint32_t) * NWORDS, &a->up);
                 a->state = NB_MASK_SENT;
             } else {
-                a->cand = nb_pick(a, a->words);
-                for (int k = 0; k < a->nkids; k++)
-                    nb_send(a, &a->cand, sizeof(int), a->kids[k]);
+                nb_pick(a, a->words);
+                nb_send_kids(a, a->cand, sizeof a->cand);
                 a->state = NB_CAND_FWD;
             }
             break;
         case NB_MASK_SENT:
-            nb_recv(a, &a->cand, sizeof(int), a->up);
+            nb_recv(a, a->cand, sizeof a->cand, &a->up);
             a->state = NB_CAND_RECV;
             break;
         case NB_CAND_RECV:
-            for (int k = 0; k < a->nkids; k++)
-                nb_send(a, &a->cand, sizeof(int), a->kids[k]);
+            nb_send_kids(a, a->cand, sizeof a->cand);
             a->state = NB_CAND_FWD;
             break;
         case NB_CAND_FWD:
-            if (a->cand < 0) {        /* every member learns it: nothing left to try */
+            if (a->cand[0] < 0) {     /* every member learns it: nothing left to try */
                 a->error = mp_ctx_exhausted_error();
                 a->state = NB_DONE;
                 break;
@@ -424,22 +441,20 @@ static void nb_advance(mp_ctx_nb *a)
         case NB_VOTE_UP:
             for (int k = 0; k < a->nkids; k++)
                 a->vote &= a->kid_votes[k];
-            if (a->me != 0) {
-                nb_send(a, &a->vote, sizeof(int), a->up);
+            if (a->has_up) {
+                nb_send(a, &a->vote, sizeof(int), &a->up);
                 a->state = NB_VOTE_SENT;
             } else {
-                for (int k = 0; k < a->nkids; k++)
-                    nb_send(a, &a->vote, sizeof(int), a->kids[k]);
+                nb_send_kids(a, &a->vote, sizeof(int));
                 a->state = NB_RESULT_FWD;
             }
             break;
         case NB_VOTE_SENT:
-            nb_recv(a, &a->vote, sizeof(int), a->up);
+            nb_recv(a, &a->vote, sizeof(int), &a->up);
             a->state = NB_RESULT_RECV;
             break;
         case NB_RESULT_RECV:
-            for (int k = 0; k < a->nkids; k++)
-                nb_send(a, &a->vote, sizeof(int), a->kids[k]);
+            nb_send_kids(a, &a->vote, sizeof(int));
             a->state = NB_RESULT_FWD;
             break;
         case NB_RESULT_FWD:
@@ -451,13 +466,18 @@ static void nb_advance(mp_ctx_nb *a)
 
 static void nb_finish(mp_ctx_nb *a)
 {
-    int ctx = a->error ? -1 : 2 * a->cand;
-    mp_comm *parent = a->parent;
+    int ctx[2] = { -1, -1 };
+    if (!a->error)
+        for (int i = 0; i < a->count; i++)
+            ctx[i] = 2 * a->cand[i];
+    mp_comm *parent = a->parent, *local = a->local;
     a->done(a->arg, a->error, ctx);
     free(a->words);
     free(a->kid_words);
     free(a);
     mp_comm_release(parent);
+    if (local)
+        mp_comm_release(local);
 }
 
 /* Progress hook: advances every outstanding agreement, finishes the completed ones. */
@@ -483,28 +503,28 @@ static int nb_progress(void)
     return events;
 }
 
-void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg)
+/* Binomial tree over the ranks of `local` rooted at rank 0: my parent clears my lowest set
+ * bit, my children add the powers of two below it. */
+static void nb_tree(mp_ctx_nb *a, mp_comm *local, int tag)
+{
+    int me = local->rank, n = local->size;
+    int low = me ? me & -me : 1 << 30;
+    if (me) {
+        a->has_up = 1;
+        a->up = (nb_peer){ local, me - low, tag };
+    }
+    for (int m = 1; m < low && me + m < n; m <<= 1)
+        a->kids[a->nkids++] = (nb_peer){ local, me + m, tag };
+}
+
+static void nb_launch(mp_ctx_nb *a)
 {
     static int registered;
     if (!registered) {
         mp_progress_register(nb_progress);
         registered = 1;
     }
-    mp_ctx_nb *a = mp_calloc(1, sizeof *a);
-    a->parent = parent;
-    atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
-    a->tag = mp_coll_nonblocking_tag(parent);
-    a->n = parent->size;
-    a->me = parent->rank;
-    a->done = done;
-    a->arg = arg;
-    a->reserved_id = -1;
-    /* Binomial tree rooted at rank 0: my parent clears my lowest set bit, my children add the
-     * powers of two below it. */
-    int low = a->me ? a->me & -a->me : 1 << 30;
-    a->up = a->me ? a->me - low : -1;
-    for (int m = 1; m < low && a->me + m < a->n; m <<= 1)
-        a->kids[a->nkids++] = a->me + m;
+    a->reserved_ids[0] = a->reserved_ids[1] = -1;
     a->words = mp_malloc(sizeof(uint32_t) * NWORDS);
     a->kid_words = mp_malloc(sizeof(uint32_t) * NWORDS * (size_t)(a->nkids ? a->nkids : 1));
     nb_start_round(a);
@@ -516,9 +536,53 @@ void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg)
         nb_finish(a);
         return;
     }
-    a->next = NULL;
+    a->next = NULL;                   /* (if done inside the hook, the hook finishes it) */
     mp_ctx_nb **pp = &nb_head;
     while (*pp)
         pp = &(*pp)->next;
     *pp = a;
+}
+
+static mp_ctx_nb *nb_new(mp_comm *parent, int count, mp_ctx_done_fn *done, void *arg)
+{
+    mp_ctx_nb *a = mp_calloc(1, sizeof *a);
+    a->parent = parent;
+    atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
+    a->tag = mp_coll_nonblocking_tag(parent);
+    a->count = count;
+    a->done = done;
+    a->arg = arg;
+    return a;
+}
+
+void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg)
+{
+    mp_ctx_nb *a = nb_new(parent, 1, done, arg);
+    nb_tree(a, parent, a->tag);
+    nb_launch(a);
+}
+
+/* Intercommunicator: one tree over both groups.  Each group's tree runs over its hidden local
+ * communicator, with a tag taken in that communicator's nonblocking sequence (the members of
+ * a group call idup on the intercommunicator in one order, so they agree on it); the root of
+ * the group whose rank 0 has the higher world rank hangs below the other root, across the
+ * intercommunicator.  Two ids free in both groups are chosen: the intercommunicator's and
+ * the one both sides use for their hidden local communicators (disjoint members, so one id
+ * can serve both). */
+void mp_ctx_agree_start_inter(mp_comm *inter, mp_comm *local, mp_ctx_done_fn *done, void *arg)
+{
+    mp_ctx_nb *a = nb_new(inter, 2, done, arg);
+    a->local = local;
+    atomic_fetch_add_explicit(&local->refs, 1, memory_order_relaxed);
+    nb_tree(a, local, mp_coll_nonblocking_tag(local));
+    if (local->rank == 0) {
+        nb_peer other = { inter, 0, a->tag };
+        if (inter->world[0] < inter->remote_world[0])
+            a->kids[a->nkids++] = other;
+        else {
+            a->has_up = 1;
+            a->up = other;
+        }
+    }
+    nb_launch(a);
 }

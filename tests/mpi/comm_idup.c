@@ -2,7 +2,7 @@
 /* comm_idup.c -- MPI_Comm_idup is truly nonblocking: the Send-before-Recv program that needs
  * it, several outstanding idups completed in different orders, interleaving with Ibarrier and
  * Iallreduce, attribute copy at the call, isolation, blocking creations while idups are
- * outstanding, intercommunicators.  MemPI, BSD-3-Clause (see LICENSE). */
+ * outstanding, intercommunicators (the same Send-before-Recv pattern, merge).  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,31 +255,84 @@ static void churn(void)
     }
 }
 
+/* Intercommunicators: rank 0 of the even group starts two idups, then sends to the odd
+ * group's rank 0, which receives before calling idup; then traffic, isolation, collectives
+ * and a merge on the duplicates. */
+static void inter_pairs(MPI_Comm dup, int hrank, int color, int tag)
+{
+    int rsize;
+    MPI_Comm_remote_size(dup, &rsize);
+    if (hrank >= rsize)
+        return;               /* pair local rank i with remote rank i */
+    int v = wrank, got = -1;
+    MPI_Status st;
+    MPI_Sendrecv(&v, 1, MPI_INT, hrank, tag, &got, 1, MPI_INT, hrank, tag, dup, &st);
+    CHECK(got % 2 != color && st.MPI_SOURCE == hrank && st.MPI_TAG == tag, "inter got %d", got);
+}
+
 static void intercomm(void)
 {
     if (wsize < 2)
         return;
-    MPI_Comm half, inter, dup;
-    int color = wrank % 2;
+    MPI_Comm half, inter, dup[2];
+    int color = wrank % 2, hrank, hsize, res, flag, v = -1;
     MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &half);
-    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color ? 0 : 1, 5, &inter);
-    MPI_Request req;
-    MPI_Comm_idup(inter, &dup, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    int res, flag, rsize, hrank;
-    MPI_Comm_compare(inter, dup, &res);
-    MPI_Comm_test_inter(dup, &flag);
-    MPI_Comm_remote_size(dup, &rsize);
-    CHECK(res == MPI_CONGRUENT && flag, "inter dup compare %d flag %d", res, flag);
     MPI_Comm_rank(half, &hrank);
-    if (hrank < rsize) {      /* pair local rank i with remote rank i */
-        int v = wrank, got = -1;
-        MPI_Status st;
-        MPI_Sendrecv(&v, 1, MPI_INT, hrank, 9, &got, 1, MPI_INT, hrank, 9, dup, &st);
-        CHECK(got % 2 != color && st.MPI_SOURCE == hrank && st.MPI_TAG == 9, "inter got %d",
-              got);
+    MPI_Comm_size(half, &hsize);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color ? 0 : 1, 5, &inter);
+    MPI_Request req[2];
+    MPI_Status st;
+    if (color == 0 && hrank == 0) {
+        MPI_Comm_idup(inter, &dup[0], &req[0]);
+        MPI_Comm_idup(inter, &dup[1], &req[1]);
+        v = 77;
+        MPI_Send(&v, 1, MPI_INT, 0, 12, inter);
+    } else if (color == 1 && hrank == 0) {
+        MPI_Recv(&v, 1, MPI_INT, 0, 12, inter, &st);
+        CHECK(v == 77 && st.MPI_SOURCE == 0 && st.MPI_TAG == 12, "inter recv %d", v);
+        MPI_Comm_idup(inter, &dup[0], &req[0]);
+        MPI_Comm_idup(inter, &dup[1], &req[1]);
+    } else {
+        MPI_Comm_idup(inter, &dup[0], &req[0]);
+        MPI_Comm_idup(inter, &dup[1], &req[1]);
     }
-    MPI_Comm_free(&dup);
+    MPI_Wait(&req[1 - color], MPI_STATUS_IGNORE);
+    MPI_Wait(&req[color], MPI_STATUS_IGNORE);
+    for (int k = 0; k < 2; k++) {
+        MPI_Comm_compare(inter, dup[k], &res);
+        MPI_Comm_test_inter(dup[k], &flag);
+        CHECK(res == MPI_CONGRUENT && flag, "inter dup compare %d flag %d", res, flag);
+        /* same tag on the parent and the duplicate: must not mix */
+        int rsize;
+        MPI_Comm_remote_size(dup[k], &rsize);
+        if (hrank < rsize) {
+            int a = 1000 + wrank, b = 2000 + wrank, ga = -1, gb = -1;
+            MPI_Request r[4];
+            MPI_Irecv(&ga, 1, MPI_INT, hrank, 4, inter, &r[0]);
+            MPI_Irecv(&gb, 1, MPI_INT, hrank, 4, dup[k], &r[1]);
+            MPI_Isend(&b, 1, MPI_INT, hrank, 4, dup[k], &r[2]);
+            MPI_Isend(&a, 1, MPI_INT, hrank, 4, inter, &r[3]);
+            MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+            CHECK(ga >= 1000 && ga < 2000 && gb == ga + 1000 && (ga - 1000) % 2 != color,
+                  "inter isolation %d %d", ga, gb);
+        }
+        inter_pairs(dup[k], hrank, color, 9 + k);
+        int one = 1, sum = 0;   /* intercomm allreduce: the sum over the remote group */
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup[k]);
+        CHECK(sum == (color ? (wsize + 1) / 2 : wsize / 2) && hsize + sum == wsize,
+              "inter allreduce %d", sum);
+    }
+    MPI_Comm merged;
+    MPI_Intercomm_merge(dup[1], color, &merged);
+    int msize, mrank;
+    MPI_Comm_size(merged, &msize);
+    MPI_Comm_rank(merged, &mrank);
+    CHECK(msize == wsize && (color == 0 ? mrank == hrank : mrank >= (wsize + 1) / 2),
+          "merged size %d rank %d", msize, mrank);
+    ring(merged, 60);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&dup[0]);
+    MPI_Comm_free(&dup[1]);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
 }
