@@ -83,6 +83,9 @@ static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI
         return err;
     if (use_info && (err = arg_info_or_null(F, comm, info)))
         return err;
+    if (comm->is_inter && !mp_intercomm_local(comm))
+        return mp_error(comm, MPI_ERR_INTERN, F, "intercommunicator without a local "
+                        "communicator");
     /* Every failure below still starts the agreement: the other members count on us. */
     mp_comm *c = mp_comm_idup_prepare(comm);
     err = c->handle ? MPI_SUCCESS : mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
@@ -92,16 +95,14 @@ static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI
         mp_comm_idup_start(comm, c, NULL);
         return mp_ret(comm, F, err);
     }
-    if (comm->is_inter && !mp_intercomm_local(comm)) {
-        mp_comm_free_internal(c);
-        return mp_ret(comm, F, mp_error_code(MPI_ERR_INTERN, "intercommunicator without a "
-                                             "local communicator"));
-    }
     c->topo = mp_topo_copy(comm->topo);
     mp_info_dup_handle(use_info ? info : comm->info, &c->info);
     *newcomm = c->handle;             /* before start: c may be complete, even freed, after it */
-    mp_request *req;
-    (void)mp_comm_idup_start(comm, c, &req);      /* cannot fail: checked above */
+    mp_request *req = NULL;
+    if ((err = mp_comm_idup_start(comm, c, &req))) {
+        *newcomm = MPI_COMM_NULL;
+        return mp_ret(comm, F, err);
+    }
     *request = mp_request_handle(req);
     return MPI_SUCCESS;
 }

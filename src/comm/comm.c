@@ -150,10 +150,12 @@ int mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
     if (comm->is_inter && !local)
         return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
     idup_op *op = mp_malloc(sizeof *op);
+    int err = MPI_SUCCESS;
     op->newc = newc;
-    op->req = NULL;
-    if (req) {
-        op->req = mp_request_alloc(MP_REQ_COLL);
+    op->req = req ? mp_request_alloc(MP_REQ_COLL) : NULL;
+    if (req && !op->req)              /* still take part, as with req == NULL */
+        err = mp_error_code(MPI_ERR_INTERN, "nonblocking collective: out of requests");
+    if (op->req) {
         op->req->comm = comm;
         *req = op->req;
     }
@@ -161,7 +163,7 @@ int mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
         mp_ctx_agree_start_inter(comm, local, idup_done, op);
     else
         mp_ctx_agree_start(comm, idup_done, op);
-    return MPI_SUCCESS;
+    return err;
 }
 
 typedef struct split_item { int color, key, rank; } split_item;

@@ -103,7 +103,8 @@ int  mp_comm_dup_internal(mp_comm *comm, mp_comm **out);   /* no attribute copy,
  * published, no context id yet: the caller copies attributes now); start begins the
  * agreement and, if req is not NULL, returns a request completed when the communicator is
  * usable (req->error set on failure, the object then freed).  With req == NULL the process
- * still takes part -- the other members need it -- but the result is freed at the end. */
+ * still takes part -- the other members need it -- but the result is freed at the end; the
+ * same if no request can be allocated (then an error code is returned). */
 mp_comm *mp_comm_idup_prepare(mp_comm *comm);
 int  mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req);
 /* Collective over comm: new communicator of the members with color == color (MPI_UNDEFINED:
