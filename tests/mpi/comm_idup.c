@@ -239,6 +239,51 @@ static void attributes(void)
     MPI_Comm_free_keyval(&nocopy);
 }
 
+static int copy_fails_on_0(MPI_Comm c, int key, void *extra, void *in, void *out, int *flag)
+{
+    *flag = 1;
+    *(void **)out = in;
+    return wrank == 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* Bad arguments return the right class and print nothing; a copy callback failing on one rank
+ * fails that rank's call only, and the others' idups still complete (the failing rank takes
+ * part in the agreement). */
+static void errors(void)
+{
+    MPI_Comm parent, c = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &parent);
+    MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+    MPI_Request req;
+    int err, cls;
+    err = MPI_Comm_idup(parent, &c, NULL);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_ARG, "NULL request: class %d", cls);
+    err = MPI_Comm_idup_with_info(parent, (MPI_Info)0x12345, &c, &req);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_INFO, "bad info: class %d", cls);
+    int key;
+    MPI_Comm_create_keyval(copy_fails_on_0, MPI_COMM_NULL_DELETE_FN, &key, NULL);
+    MPI_Comm_set_attr(parent, key, &key);
+    err = MPI_Comm_idup(parent, &c, &req);
+    if (wrank == 0) {
+        CHECK(err != MPI_SUCCESS, "failing copy callback: idup succeeded");
+    } else {
+        CHECK(err == MPI_SUCCESS, "idup failed %d", err);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&c);
+    }
+    MPI_Comm_delete_attr(parent, key);
+    MPI_Comm_free_keyval(&key);
+    /* the next correct call works */
+    MPI_Comm d;
+    MPI_Comm_idup(parent, &d, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    check_dup(parent, d, 70);
+    MPI_Comm_free(&d);
+    MPI_Comm_free(&parent);
+}
+
 /* Many idup/free rounds: ids are returned (no leak up to exhaustion). */
 static void churn(void)
 {
@@ -348,6 +393,7 @@ int main(int argc, char **argv)
     test_loop();
     attributes();
     churn();
+    errors();
     intercomm();
     MPI_Barrier(MPI_COMM_WORLD);
     if (wrank == 0)
