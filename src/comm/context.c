@@ -20,30 +20,33 @@
  * creations (rank 0: Comm_idup(c), Send(1), Wait; rank 1: Recv(0), Comm_idup(c), Wait is
  * legal).  Holding would make those creations retry forever.  So a nonblocking round has two
  * phases, each a reduction to index 0 and a broadcast over a binomial tree, driven by the
- * progress engine (agree_progress):
+ * progress engine (nb_progress):
  *   1. every member contributes its free mask minus the ids *reserved* (below); index 0
  *      picks a candidate id from the AND and broadcasts it;
  *   2. every member votes: yes if the candidate is still free, not reserved and the mask is
  *      not held by a blocking round here -- and then reserves it; the AND of the votes is
  *      broadcast; all yes: every member claims the id; otherwise the reservations are dropped
  *      and a new round starts.
- * Safety: a reserved id is offered to no other agreement (snapshots exclude it, votes refuse
- * it, and no blocking round can claim it because its snapshot was taken while it was
- * reserved, or it was held while the vote happened -- a vote is refused during a hold).  So
- * an id is claimed by one agreement only, and only if every member reserved it for that one.
+ * Safety: a reserved id is offered to no other agreement: snapshots (blocking and
+ * nonblocking) exclude it, other votes refuse it, and a blocking round whose snapshot predates
+ * the reservation cannot claim it because votes are refused while a blocking round holds the
+ * mask.  So an id is claimed by one agreement only, and only if every member reserved it for
+ * that one.
  * Liveness: rounds never block (a member always answers at once), so a round fails only if a
  * blocking round held the mask at some member during the vote (bounded by that blocking
  * call) or another agreement reserved the same candidate at some member.  The first round
- * picks the lowest id (the usual, uncontended case); later rounds pick the lowest id at or
- * after a pseudo-random point, so two agreements that collided once almost never collide
- * again.  Several idups outstanding on one communicator or on overlapping ones thus finish
- * in any completion order.
+ * picks the lowest id (the usual, uncontended case) that the root has not seen taken or
+ * proposed meanwhile; later rounds pick the lowest id at or after a pseudo-random point, so
+ * two agreements that collided once almost never collide again.  Several idups outstanding on
+ * one communicator or on overlapping ones thus finish in any completion order.  (An empty AND
+ * is reported as exhaustion even if reservations caused it: they are few and short-lived.)
  *
  * Messages of a nonblocking agreement travel on the parent's collective context with one
  * tag: the call's position in the parent's nonblocking collective sequence (sched.c), so it
- * composes with Ibarrier/Iallreduce... in any interleaving the standard allows.  Between a
- * pair every round sends mask, vote (up) and candidate, result (down) in one order and the
- * receiver posts them in the same order, so the single tag is unambiguous.
+ * composes with Ibarrier/Iallreduce... in any interleaving the standard allows (an
+ * intercommunicator's also use its hidden local communicator: mp_ctx_agree_start_inter).
+ * Between a pair every round sends mask, vote (up) and candidates, result (down) in one order
+ * and the receiver posts them in the same order, so the single tag is unambiguous.
  *
  * Locking: ctx_lock protects the masks, the holder flag and the live count; it is never held
  * while communicating.  The list of nonblocking agreements is touched only under the big lock
