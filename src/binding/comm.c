@@ -2,10 +2,10 @@
 /*
  * Entry points check arguments, call the comm layer (src/comm/comm.c, intercomm.c) and then
  * do the user-visible parts of duplication: copying attributes through their copy callbacks,
- * the topology and the info hints.  MPI_Comm_idup runs the duplication at once and returns
- * an already completed request: the result is ready when the call returns.  This is eager,
- * not truly nonblocking: a program in which one rank joins the idup only after a message
- * that another rank sends after its own idup (legal for nonblocking collectives) deadlocks.
+ * the topology and the info hints.  MPI_Comm_idup is nonblocking: the
+ * new communicator's handle and attributes exist when the call returns (copy callbacks run
+ * at the call, as the standard says), its context id is agreed in the background
+ * (context.c) and the request completes when it is usable; the same for intercommunicators.
  *
  * Split, split_type and create also accept intercommunicators (mp_intercomm_subset), and the
  * MPI-4 creations from groups run over MPI_COMM_WORLD (there are no sessions).
@@ -73,25 +73,38 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
-static int completed_request(MPI_Request *request)
-{
-    mp_request *req = mp_request_alloc(MP_REQ_COLL);
-    mp_status_empty(&req->status);
-    mp_request_complete(req);
-    *request = mp_request_handle(req);
-    return MPI_SUCCESS;
-}
-
 static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI_Comm *newcomm,
                      MPI_Request *request)
 {
     mp_comm *comm;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, request, "request")))
+    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, request, "request")) ||
+        (err = arg_out(F, comm, newcomm, "newcomm")))
         return err;
-    if ((err = comm_dup(F, h, info, use_info, newcomm)))
+    if (use_info && (err = arg_info_or_null(F, comm, info)))
         return err;
-    return completed_request(request);
+    if (comm->is_inter && !mp_intercomm_local(comm))
+        return mp_error(comm, MPI_ERR_INTERN, F, "intercommunicator without a local "
+                        "communicator");
+    /* Every failure below still starts the agreement: the other members count on us. */
+    mp_comm *c = mp_comm_idup_prepare(comm);
+    err = c->handle ? MPI_SUCCESS : mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
+    if (!err)
+        err = mp_attr_copy_all(MP_OBJ_COMM, comm->handle, c->handle, comm->attrs, &c->attrs);
+    if (err) {
+        mp_comm_idup_start(comm, c, NULL);
+        return mp_ret(comm, F, err);
+    }
+    c->topo = mp_topo_copy(comm->topo);
+    mp_info_dup_handle(use_info ? info : comm->info, &c->info);
+    *newcomm = c->handle;             /* before start: c may be complete, even freed, after it */
+    mp_request *req = NULL;
+    if ((err = mp_comm_idup_start(comm, c, &req))) {
+        *newcomm = MPI_COMM_NULL;
+        return mp_ret(comm, F, err);
+    }
+    *request = mp_request_handle(req);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)

@@ -12,6 +12,10 @@
 #include "pt2pt/pt2pt.h"
 
 int mp_barrier(mp_comm *comm);
+/* Takes the next position in comm's nonblocking collective sequence, as an I-collective does
+ * when it starts, and returns its tag (sched.c): for nonblocking operations of other layers
+ * that talk on comm's collective context (MPI_Comm_idup's context-id agreement). */
+int mp_coll_nonblocking_tag(mp_comm *comm);
 
 /* ---------------------------------------------------------------------------------------------
  * Blocking collectives (added by the coll layer).  Buffers, counts and types follow the MPI

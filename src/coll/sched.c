@@ -122,6 +122,15 @@ static void take_tag(mp_sched *s, int cls)
     cs->seq[cls] += (unsigned)s->ntags;
 }
 
+int mp_coll_nonblocking_tag(mp_comm *comm)
+{
+    mp_coll_state *cs = mp_coll_state_of(comm);
+    int tag = (int)((unsigned)MP_TAGS_NONBLOCKING << TAG_SEQ_BITS |
+                    (cs->seq[MP_TAGS_NONBLOCKING] & TAG_SEQ_MASK));
+    cs->seq[MP_TAGS_NONBLOCKING]++;
+    return tag;
+}
+
 /* The tag of a transfer: the class bits stay, the position moves by tagoff (mod 2^26). */
 static int step_tag(const mp_sched *s, int tagoff)
 {

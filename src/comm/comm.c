@@ -13,6 +13,10 @@
  * Communicators that differ only in color share one context id: their members are disjoint,
  * so messages can never be confused, and ids last longer.
  *
+ * MPI_Comm_idup builds the new object at once (so attributes can be copied at the call, as
+ * the standard says) with no context id, and completes it from the callback of the
+ * nonblocking agreement (context.c), which the progress engine runs.
+ *
  * Intercommunicators are in intercomm.c; freeing one also frees its hidden local
  * intracommunicator, which is remembered per context id in inter_local[].
  */
@@ -97,6 +101,69 @@ int mp_comm_dup_internal(mp_comm *comm, mp_comm **out)
         return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
     }
     return MPI_SUCCESS;
+}
+
+/* Nonblocking duplication. */
+typedef struct idup_op {
+    mp_comm *newc;
+    mp_request *req;                  /* NULL: the caller gave up (see mp_comm_idup_start) */
+} idup_op;
+
+mp_comm *mp_comm_idup_prepare(mp_comm *comm)
+{
+    mp_comm *c = mp_comm_build(comm, -1, comm->size, comm->rank,
+                               copy_ints(comm->world, comm->size));
+    if (comm->is_inter) {
+        c->is_inter = 1;
+        c->remote_size = comm->remote_size;
+        c->remote_group = mp_group_create(comm->remote_size,
+                                          copy_ints(comm->remote_world, comm->remote_size));
+        c->remote_world = c->remote_group->world;
+    }
+    return c;
+}
+
+static void idup_done(void *arg, int err, const int *ctx)
+{
+    idup_op *op = arg;
+    mp_request *req = op->req;
+    mp_comm *c = op->newc;
+    c->ctx = ctx[0];
+    if (!err && c->is_inter) {        /* the hidden local communicator, as in intercomm.c */
+        mp_comm *lc = mp_comm_new(ctx[1], c->size, c->rank, copy_ints(c->world, c->size));
+        mp_intercomm_set_local(c, lc);
+    }
+    if (err || !req)
+        mp_comm_free_internal(c);     /* releases the ids, if they were claimed */
+    if (req) {
+        req->error = err;
+        mp_status_empty(&req->status);
+        req->status.MPI_ERROR = err;
+        mp_request_complete(req);
+    }
+    free(op);
+}
+
+int mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
+{
+    mp_comm *local = comm->is_inter ? mp_intercomm_local(comm) : NULL;
+    if (comm->is_inter && !local)
+        return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
+    idup_op *op = mp_malloc(sizeof *op);
+    int err = MPI_SUCCESS;
+    op->newc = newc;
+    op->req = req ? mp_request_alloc(MP_REQ_COLL) : NULL;
+    if (req && !op->req)              /* still take part, as with req == NULL */
+        err = mp_error_code(MPI_ERR_INTERN, "nonblocking collective: out of requests");
+    if (op->req) {
+        op->req->comm = comm;
+        *req = op->req;
+    }
+    if (local)
+        mp_ctx_agree_start_inter(comm, local, idup_done, op);
+    else
+        mp_ctx_agree_start(comm, idup_done, op);
+    return err;
 }
 
 typedef struct split_item { int color, key, rank; } split_item;

@@ -48,6 +48,17 @@ int  mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag,
  * a member: MPI_Comm_split with MPI_UNDEFINED, MPI_Comm_create outside the group). */
 int  mp_ctx_agree_ex(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
                      int claim, int *ctx_out);
+/* Nonblocking agreement over all ranks of the intracommunicator `parent` (MPI_Comm_idup): takes
+ * the call's position in parent's nonblocking collective sequence now, then runs in the
+ * progress engine and finally calls done(arg, err, ctx) once, ctx[0] = 2 * id of the id
+ * claimed here (-1 on error).  done may run inside this call (a communicator of one process).
+ * The _inter version runs over both groups of an intercommunicator (local: its hidden local
+ * communicator) and claims two ids free in both: ctx[0] for the intercommunicator, ctx[1] for
+ * the hidden local communicators of both sides. */
+typedef void (mp_ctx_done_fn)(void *arg, int err, const int *ctx);
+typedef struct mp_ctx_nb mp_ctx_nb;
+void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg);
+void mp_ctx_agree_start_inter(mp_comm *inter, mp_comm *local, mp_ctx_done_fn *done, void *arg);
 void mp_ctx_init(void);
 void mp_ctx_release(int ctx);
 int  mp_ctx_live(void);                            /* number of ids in use (for tests) */
@@ -88,6 +99,14 @@ enum {
  * with context ctx; publishes a handle. */
 mp_comm *mp_comm_build(mp_comm *parent, int ctx, int size, int rank, int *world);
 int  mp_comm_dup_internal(mp_comm *comm, mp_comm **out);   /* no attribute copy, no info */
+/* MPI_Comm_idup in two steps: prepare builds the new object (handle
+ * published, no context id yet: the caller copies attributes now); start begins the
+ * agreement and, if req is not NULL, returns a request completed when the communicator is
+ * usable (req->error set on failure, the object then freed).  With req == NULL the process
+ * still takes part -- the other members need it -- but the result is freed at the end; the
+ * same if no request can be allocated (then an error code is returned). */
+mp_comm *mp_comm_idup_prepare(mp_comm *comm);
+int  mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req);
 /* Collective over comm: new communicator of the members with color == color (MPI_UNDEFINED:
  * *out = NULL), ordered by (key, old rank). */
 int  mp_comm_split_internal(mp_comm *comm, int color, int key, mp_comm **out);
