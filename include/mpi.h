@@ -17,11 +17,13 @@
  *     cast to pointers; MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY and the Fortran status sentinels are
  *     data symbols that the library exports (src/binding/abi_globals.c).
  *
- * MemPI implements MPI-3.1 semantics first, so MPI_VERSION/MPI_SUBVERSION say 3.1; everything
- * else that MPICH 4.0.2 declares (sessions, partitioned and persistent-collective calls, the
- * large-count "_c" forms) is declared too, so that MPICH-built binaries resolve every symbol.
- * Functions not implemented yet are generated as stubs that raise MPI_ERR_UNSUPPORTED_OPERATION
- * (tools/gen-unsupported).
+ * MPI_VERSION/MPI_SUBVERSION say 4.0, the level of MPICH 4.0.2's header: MemPI implements the
+ * MPI-4.0 additions that clients probe the version for (large-count "_c" forms, persistent
+ * collectives, Isendrecv, Comm_create_from_group, the MPI-4 split types, MPI_ERRORS_ABORT, info
+ * strings).  Everything MPICH 4.0.2 declares is declared here, so that MPICH-built binaries
+ * resolve every symbol; what is not implemented (one-sided, I/O, dynamic processes, MPI_T,
+ * sessions, partitioned communication) is generated as stubs that raise
+ * MPI_ERR_UNSUPPORTED_OPERATION (tools/gen-unsupported) and listed as missing in README.md.
  *
  * Every function has one prototype per line -- `ret MPI_Xxx(params) MPI_API;` -- and the same
  * for its profiling name PMPI_Xxx at the end of the file; tools/gen-unsupported parses these
@@ -48,9 +50,9 @@ extern "C" {
 #define MEMPI_VERSION_STRING "0.1.0"
 #define MEMPI_NUMVERSION 100            /* major * 10000 + minor * 100 + patch */
 
-/* MPI standard level whose semantics MemPI implements. */
-#define MPI_VERSION    3
-#define MPI_SUBVERSION 1
+/* MPI standard level MemPI reports (see the design note for what of MPI-4.0 is missing). */
+#define MPI_VERSION    4
+#define MPI_SUBVERSION 0
 
 /* ============================================================================================
  * Basic types

@@ -9,7 +9,7 @@
 !
 !     Version of the MPI standard
       integer MPI_VERSION, MPI_SUBVERSION
-      parameter (MPI_VERSION = 3, MPI_SUBVERSION = 1)
+      parameter (MPI_VERSION = 4, MPI_SUBVERSION = 0)
 !     Status array: size and indices of the public fields
       integer MPI_STATUS_SIZE
       parameter (MPI_STATUS_SIZE = 5)
