@@ -238,6 +238,8 @@ def main():
     ap.add_argument("--version", default="?")
     ap.add_argument("--tests", help="file with every test id, one a line")
     ap.add_argument("--library", default="?")
+    ap.add_argument("--commit", default="?", help="MemPI's git commit")
+    ap.add_argument("--build", default="?", help="MemPI build directory the tests loaded")
     ap.add_argument("--json", required=True)
     ap.add_argument("--text", required=True)
     ap.add_argument("dirs", nargs="+")
@@ -245,12 +247,20 @@ def main():
 
     summary = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
                "mpi4py": opt.version, "library": opt.library,
+               "mempi_commit": opt.commit, "mempi_build": opt.build,
                "counts": {}, "modules": {}, "tests": [], "module_errors": []}
     all_ids = []
     if opt.tests and os.path.exists(opt.tests):
         all_ids = [ln.strip() for ln in read_text(opt.tests).splitlines() if ln.strip()]
     for d in opt.dirs:
         np, table, modules, bad, merrs = summarize_np(d, all_ids)
+        run = os.path.join(d, "run.json")       # written by tests/mpi4py/run after each N
+        if os.path.exists(run):
+            info = json.loads(read_text(run))
+            table["started"] = info.get("started")
+            table["load_start"] = info.get("load_start")
+            table["load_end"] = info.get("load_end")
+            table["wall_seconds"] = info.get("seconds")
         summary["counts"][str(np)] = table
         summary["modules"][str(np)] = modules
         summary["tests"] += bad
@@ -259,12 +269,14 @@ def main():
     with open(opt.json, "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
 
-    lines = [f"mpi4py {opt.version} on {opt.library} ({summary['date']})", ""]
+    lines = [f"mpi4py {opt.version} on {opt.library} ({summary['date']})",
+             f"MemPI commit {opt.commit}, library from {opt.build}", ""]
     cols = ["run", "passed", "failed", "errors", "skipped", "hung", "crashed", "aborted",
             "not_run", "module_errors", "seconds"]
     lines.append("np  " + " ".join(f"{c[:9]:>9}" for c in cols))
     for np, t in summary["counts"].items():
-        lines.append(f"{np:<3} " + " ".join(f"{t[c]:>9}" for c in cols))
+        load = f"   load {t['load_start']} -> {t['load_end']}" if t.get("load_start") else ""
+        lines.append(f"{np:<3} " + " ".join(f"{t[c]:>9}" for c in cols) + load)
     lines.append("")
     groups = {}
     for t in summary["tests"]:
