@@ -1,5 +1,7 @@
 /* bsend_overhead.c -- a buffer of MPI_BSEND_OVERHEAD + size bytes must hold one buffered send of size bytes.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
+ * Status 2026-11-25: fixed on main (src/pt2pt/bsend.c); prints "ok" at np 3.
+ *
  * Reduced from mpi4py's test_p2p_buf.TestP2PBuf*.testPersistent / testSendRecv /
  * testProcNull (every np, 16 tests).  mpi4py attaches exactly MPI_BSEND_OVERHEAD + n bytes
  * for one n-byte buffered send, which the standard guarantees to be enough (MPI-4.1

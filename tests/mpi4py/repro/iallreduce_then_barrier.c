@@ -1,5 +1,8 @@
 /* iallreduce_then_barrier.c -- a pending Iallreduce on one rank must not be matched by another rank's Barrier.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
+ * Status 2026-11-25: fixed on main (a84b643: collective tags by position in per-class sequences,
+ * src/coll/sched.c); prints "ok" at np 5.
+ *
  * Reduced from mpi4py's test_ulfm.TestULFMWorld.testIAgree (error at every np >= 2).
  * Without ULFM, mpi4py implements MPI_Comm_iagree as MPI_Iallreduce_c(MPI_BAND)
  * (src/lib-mpi/mpiulfm.h), and the test has the root start the agreement BEFORE a

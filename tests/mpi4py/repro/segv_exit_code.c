@@ -1,5 +1,9 @@
 /* segv_exit_code.c -- a rank that segfaults must be reported as killed by signal 11, and keep the program's own handlers.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
+ * Status 2026-11-25: fixed on main: libmpi no longer links libfabric, src/transport/net/fabric.c
+ * dlopen()s it only for jobs that span hosts; exit 139 and "killed by signal 11" under mpiexec,
+ * and 139 as a singleton, without IPATH_NO_BACKTRACE.
+ *
  * Found while checking that tests/mpi4py/driver.py catches crashes: Python's faulthandler
  * never ran in a crashing rank, and mpiexec said "exited with code 1" instead of "was
  * killed by signal 11 (Segmentation fault)".
