@@ -503,6 +503,7 @@ static void from_group_finish(mp_comm *c, MPI_Info info, MPI_Errhandler errhandl
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
                                 MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_create_from_group";
     mp_group *g = NULL;
     mp_comm *c;
@@ -524,6 +525,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                                       const char *stringtag, MPI_Info info,
                                       MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
+    MP_BIG_LOCK();
     static const char *const F = "MPI_Intercomm_create_from_groups";
     mp_group *lg = NULL, *rg = NULL;
     mp_comm *c;
