@@ -23,7 +23,7 @@ import sys
 
 LIBS = ["mempi", "mpich", "openmpi"]
 LIB_NAMES = {"mempi": "MemPI", "mpich": "MPICH", "openmpi": "Open MPI",
-             "mempispin": "MemPI (MEMPI_WAIT=spin)"}
+             "mempispin": "MemPI (MEMPI_WAIT=spin)", "mempiflat": "MemPI (flat collectives)"}
 PEERS = ["mpich", "openmpi"]
 RATE_UNITS = {"MB/s", "msg/s"}
 COLLECTIVES = ["barrier", "bcast", "allreduce", "reduce", "allgather", "gather", "scatter",
@@ -251,6 +251,49 @@ def check_waiting(med, noisy):
     return rows
 
 
+def check_nodes(med, noisy):
+    """Issue 11's targets on the namespace-node cases, rows as in check_targets:
+    inter-node latency (0-8 B) and bandwidth (64 KiB-4 MiB) on nodes2x1 no worse than the
+    faster peer; node-aware collectives (MemPI's defaults) at least 1.5x faster than the flat
+    ones (MemPI with MEMPI_COLL_*=flat algorithms, "mempiflat") at 4 or more ranks per node.
+    With fewer ranks per node the node-aware/flat ratio is shown without a verdict."""
+    rows = []
+    for case in sorted({k[0] for k in med if k[0].startswith("nodes")}, key=case_order):
+        ppn = int(case.split("x")[1])
+        for name, sizes, wanted, ok in (("latency", (0, 8), "<= 1.00", lambda r: r <= 1.0),
+                                        ("bw", (65536, 1048576, 4194304), ">= 1.00", lambda r: r >= 1.0)):
+            for size in sizes:
+                per = med.get((case, name, size), {})
+                peer = min((p for p in PEERS if p in per), default=None,
+                           key=lambda p: -per[p] if name == "bw" else per[p])
+                if "mempi" not in per or peer is None:
+                    continue
+                ratio = per["mempi"] / per[peer]
+                verdict = "met" if ok(ratio) else "NOT MET: measured ratio %.2f" % ratio
+                if (case, name, size) in noisy:
+                    verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
+                rows.append(("inter-node %s no worse than the faster peer" % name, case,
+                             "%s %s" % (name, human_size(size)), fmt(per["mempi"]),
+                             "%s (%s)" % (fmt(per[peer]), LIB_NAMES[peer]), "%.2f" % ratio, wanted, verdict))
+        for name in ("bcast", "allreduce", "allgather", "barrier"):
+            for size in ((0,) if name == "barrier" else (8, 1024, 65536, 1048576)):
+                per = med.get((case, name, size), {})
+                if "mempi" not in per or "mempiflat" not in per:
+                    continue
+                ratio = per["mempi"] / per["mempiflat"]
+                if ppn >= 4:
+                    wanted = "<= 0.67"
+                    verdict = "met" if ratio <= 1 / 1.5 else "NOT MET: measured ratio %.2f" % ratio
+                else:
+                    wanted, verdict = "-", "informative (fewer than 4 ranks per node)"
+                if (case, name, size) in noisy:
+                    verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
+                rows.append(("node-aware collective >= 1.5x faster than flat", case,
+                             "%s %s" % (name, human_size(size)), fmt(per["mempi"]),
+                             "%s (flat)" % fmt(per["mempiflat"]), "%.2f" % ratio, wanted, verdict))
+    return rows
+
+
 def read_machine(raw):
     info = collections.OrderedDict()
     try:
@@ -384,6 +427,17 @@ def main():
         out.append("\n%d of %d target points met (rows marked informative show the peers' own "
                    "4-rank/2-rank ratio)." % (len([r for r in wrows if r[7].startswith("met")]),
                                              len(wrows) - len([r for r in wrows if r[7] == "informative"])))
+    nrows = check_nodes(med, noisy)
+    if nrows:
+        out.append("\n## Targets (issue 11: ranks on network-namespace nodes)\n")
+        out.append("| target | case | point | MemPI | reference | ratio | wanted | verdict |")
+        out.append("|---|---|---|---:|---:|---:|---:|---|")
+        for r in nrows:
+            out.append("| %s |" % " | ".join(r))
+        judged = [r for r in nrows if not r[7].startswith("informative")]
+        out.append("\n%d of %d target points met (flat = MemPI with %s)." % (
+            len([r for r in judged if r[7].startswith("met")]), len(judged),
+            "barrier dissemination, bcast binomial, allreduce and allgather recursive doubling"))
     if not any(k[0] not in ("np2", "np4") for k in med):
         out.append("\nThe cases with ranks spread over network-namespace nodes were not run this time "
                    "(`bench/run --cases nodes2x1,nodes2x2`, as root).")
