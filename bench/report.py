@@ -479,6 +479,16 @@ def main():
                 summary = "# TIMEOUT or FAILED: " + text.strip().splitlines()[-1]
             out.append("\n```\n%s\n```\n" % summary)
             out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
+    tiers = sorted(glob.glob(os.path.join(args.raw, "loggp2tier.*.txt")))
+    if tiers:
+        out.append("\n## Two-tier LoGH{sSP} parameters (tools/mempi-loggp, 2 namespace nodes x 2 ranks)\n")
+        for path in tiers:
+            lib = os.path.basename(path).split(".")[1]
+            with open(path, errors="replace") as f:
+                text = f.read()
+            summary = text.split("# table", 1)[0].strip()
+            out.append("### %s\n\n```\n%s\n```\n" % (LIB_NAMES.get(lib, lib), summary))
+            out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
     if plot_note:
         out.append("\n" + plot_note)
     with open(os.path.join(args.out, "README.md"), "w") as f:
