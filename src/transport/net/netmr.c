@@ -217,31 +217,36 @@ static mp_net_mr *reg_range(uint64_t start, uint64_t end, uint64_t access)
     return e;
 }
 
+/* A cache entry covering the pages of [addr, addr + size): found, or registered and added
+ * (unless it alone exceeds a byte bound: then it is returned uncached). */
+static mp_net_mr *cached_cover(uint64_t addr, uint64_t size)
+{
+    uint64_t start = addr & ~(cache.page - 1);
+    uint64_t end = (addr + size + cache.page - 1) & ~(cache.page - 1);
+    mp_net_mr *e = lookup(start, end);
+    if (e != NULL) {
+        unlink_entry(e);
+        push_front(e);
+        return e;
+    }
+    e = reg_range(start, end, FI_REMOTE_READ | FI_REMOTE_WRITE);
+    if (e == NULL || (cache.max_bytes && end - start > cache.max_bytes))
+        return e;
+    drop_covered(start, end);
+    e->cached = 1;
+    push_front(e);
+    cache.entries++;
+    cache.bytes += end - start;
+    return e;
+}
+
 mp_net_mr *mp_net_mr_get(uint64_t addr, uint64_t size, uint64_t access, mp_net_key *key)
 {
-    uint64_t start = addr, end = addr + size;
-    mp_net_mr *e = NULL;
-    if (cache.on) {
-        start = addr & ~(cache.page - 1);
-        end = (addr + size + cache.page - 1) & ~(cache.page - 1);
-        if ((e = lookup(start, end)) != NULL) {
-            unlink_entry(e);
-            push_front(e);
-        } else if ((e = reg_range(start, end, FI_REMOTE_READ | FI_REMOTE_WRITE)) != NULL &&
-                   (cache.max_bytes == 0 || end - start <= cache.max_bytes)) {
-            drop_covered(start, end);
-            e->cached = 1;
-            push_front(e);
-            cache.entries++;
-            cache.bytes += end - start;
-        }
-    } else {
-        e = reg_range(start, end, access);
-    }
+    mp_net_mr *e = cache.on ? cached_cover(addr, size) : reg_range(addr, addr + size, access);
     if (e == NULL)
         return NULL;
     e->refs++;
-    trim();
+    trim();                            /* after refs++: e itself is never evicted here */
     key->key = e->key;
     key->base = (mp_net.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? addr : addr - e->start;
     return e;
