@@ -22,7 +22,8 @@ import statistics
 import sys
 
 LIBS = ["mempi", "mpich", "openmpi"]
-LIB_NAMES = {"mempi": "MemPI", "mpich": "MPICH", "openmpi": "Open MPI"}
+LIB_NAMES = {"mempi": "MemPI", "mpich": "MPICH", "openmpi": "Open MPI",
+             "mempispin": "MemPI (MEMPI_WAIT=spin)", "mempiflat": "MemPI (flat collectives)"}
 PEERS = ["mpich", "openmpi"]
 RATE_UNITS = {"MB/s", "msg/s"}
 COLLECTIVES = ["barrier", "bcast", "allreduce", "reduce", "allgather", "gather", "scatter",
@@ -37,7 +38,7 @@ def parse_raw(raw):
     values = collections.defaultdict(lambda: collections.defaultdict(list))
     units = {}
     status = collections.defaultdict(list)     # (lib, case, prog) -> notes
-    pattern = re.compile(r"^(\w+)\.(np\d+)\.r(\d+)\.(\w+)\.txt$")
+    pattern = re.compile(r"^(\w+)\.(np\d+|nodes\d+x\d+)\.r(\d+)\.(\w+)\.txt$")
     for path in sorted(glob.glob(os.path.join(raw, "*.txt"))):
         m = pattern.match(os.path.basename(path))
         if not m:
@@ -66,6 +67,15 @@ def parse_raw(raw):
                 values[(case, name, s)][lib].append(v)
                 units[name] = unit
     return values, units, status
+
+
+def case_order(case):
+    """np2, np4, ... first, then nodes<N>x<PPN> by N and PPN."""
+    m = re.match(r"np(\d+)$", case)
+    if m:
+        return (0, int(m.group(1)), 0)
+    m = re.match(r"nodes(\d+)x(\d+)$", case)
+    return (1, int(m.group(1)), int(m.group(2))) if m else (2, 0, 0)
 
 
 def medians(values):
@@ -121,7 +131,7 @@ def results_table(med, units, case, libs, noisy):
     for (c, name, size) in med:
         if c == case and name not in names:
             names.append(name)
-    order = ["latency", "bw", "bibw", "msgrate"] + COLLECTIVES + ["halo", "cg", "sort"]
+    order = ["latency", "bw", "bibw", "msgrate"] + COLLECTIVES + ["halo", "cg", "cgfixed", "sort"]
     names.sort(key=lambda n: order.index(n) if n in order else 99)
     lines = ["| benchmark | size | unit | " + " | ".join(LIB_NAMES[l] for l in libs)
              + " | best peer | MemPI / best peer |",
@@ -134,7 +144,8 @@ def results_table(med, units, case, libs, noisy):
             if (c, n, size) in noisy:
                 ratio += " ~"
             cells = [fmt(per.get(l)) for l in libs]
-            size_text = human_size(size) if name not in ("cg",) else "%dx%d" % (size, size)
+            size_text = {"cg": "%dx%d per rank" % (size, size),
+                         "cgfixed": "%dx%d in all" % (2 * size, size)}.get(name, human_size(size))
             lines.append("| %s | %s | %s | %s | %s | %s |" % (
                 name, size_text, units.get(name, ""), " | ".join(cells),
                 LIB_NAMES.get(peer, "-"), ratio))
@@ -182,6 +193,104 @@ def check_targets(med, units, cases, mempi_note, noisy):
                 s = 0 if name == "barrier" else 8
                 one("collectives at 8 B, more ranks than cores: >= 2x faster than both", case, name, s,
                     "<= 0.50", lambda r: r <= 0.5)
+    return rows
+
+
+def check_waiting(med, noisy):
+    """Issue 8's targets (waiting and placement), rows as in check_targets.
+
+    - 4 ranks on 2 cores, 8-byte allreduce and barrier: at least 2x faster than Open MPI and
+      "far faster" than MPICH, read as at least 10x;
+    - a communicating application (cgfixed: the same CG problem at every process count) at 4
+      ranks on 2 cores within 1.3x of its time at 2 ranks;
+    - 2 ranks on 2 cores: latency no worse than MemPI's busy-polling mode (MEMPI_WAIT=spin),
+      read as at most 5 % slower (the noise of a quiet run)."""
+    rows = []
+
+    def row(target, case, point, mine, ref, ref_name, limit, keys):
+        """limit None: an informative row (a peer's own ratio), no verdict."""
+        wanted = "-" if limit is None else "<= %.2f" % limit
+        if mine is None or ref is None:
+            rows.append((target, case, point, fmt(mine), "%s (%s)" % (fmt(ref), ref_name), "-", wanted,
+                         "not measured"))
+            return
+        ratio = mine / ref
+        if limit is None:
+            verdict = "informative"
+        elif ratio <= limit:
+            verdict = "met"
+        else:
+            verdict = "NOT MET: measured ratio %.2f" % ratio
+        if any(k in noisy for k in keys):
+            verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
+        rows.append((target, case, point, fmt(mine), "%s (%s)" % (fmt(ref), ref_name), "%.2f" % ratio,
+                     wanted, verdict))
+
+    for name, size in (("allreduce", 8), ("barrier", 0)):
+        per = med.get(("np4", name, size), {})
+        for peer, limit, text in (("openmpi", 0.5, ">= 2x faster than Open MPI"),
+                                  ("mpich", 0.1, ">= 10x faster than MPICH")):
+            row("oversubscribed 8 B collective " + text, "np4", "%s %s" % (name, human_size(size)),
+                per.get("mempi"), per.get(peer), LIB_NAMES[peer], limit, [("np4", name, size)])
+    for size in (32, 256):
+        k2, k4 = ("np2", "cgfixed", size), ("np4", "cgfixed", size)
+        for lib in ("mempi", "mpich", "openmpi"):
+            mine = med.get(k4, {}).get(lib)
+            ref = med.get(k2, {}).get(lib)
+            if lib != "mempi" and (mine is None or ref is None):
+                continue
+            row("application at 4 ranks on 2 cores within 1.3x of 2 ranks (%s)" % LIB_NAMES[lib],
+                "np4 / np2", "cgfixed %dx%d" % (2 * size, size), mine, ref, LIB_NAMES[lib] + " np2",
+                1.3 if lib == "mempi" else None, [k2, k4])
+    for size in (0, 1, 4, 8):
+        per = med.get(("np2", "latency", size), {})
+        if "mempispin" not in per and "mempi" not in per:
+            continue
+        row("2 ranks: latency no worse than MEMPI_WAIT=spin", "np2", "latency %s" % human_size(size),
+            per.get("mempi"), per.get("mempispin"), "MemPI spin", 1.05, [("np2", "latency", size)])
+    return rows
+
+
+def check_nodes(med, noisy):
+    """Issue 11's targets on the namespace-node cases, rows as in check_targets:
+    inter-node latency (0-8 B) and bandwidth (64 KiB-4 MiB) on nodes2x1 no worse than the
+    faster peer; node-aware collectives (MemPI's defaults) at least 1.5x faster than the flat
+    ones (MemPI with MEMPI_COLL_*=flat algorithms, "mempiflat") at 4 or more ranks per node.
+    With fewer ranks per node the node-aware/flat ratio is shown without a verdict."""
+    rows = []
+    for case in sorted({k[0] for k in med if k[0].startswith("nodes")}, key=case_order):
+        ppn = int(case.split("x")[1])
+        for name, sizes, wanted, ok in (("latency", (0, 8), "<= 1.00", lambda r: r <= 1.0),
+                                        ("bw", (65536, 1048576, 4194304), ">= 1.00", lambda r: r >= 1.0)):
+            for size in sizes:
+                per = med.get((case, name, size), {})
+                peer = min((p for p in PEERS if p in per), default=None,
+                           key=lambda p: -per[p] if name == "bw" else per[p])
+                if "mempi" not in per or peer is None:
+                    continue
+                ratio = per["mempi"] / per[peer]
+                verdict = "met" if ok(ratio) else "NOT MET: measured ratio %.2f" % ratio
+                if (case, name, size) in noisy:
+                    verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
+                rows.append(("inter-node %s no worse than the faster peer" % name, case,
+                             "%s %s" % (name, human_size(size)), fmt(per["mempi"]),
+                             "%s (%s)" % (fmt(per[peer]), LIB_NAMES[peer]), "%.2f" % ratio, wanted, verdict))
+        for name in ("bcast", "allreduce", "allgather", "barrier"):
+            for size in ((0,) if name == "barrier" else (8, 1024, 65536, 1048576)):
+                per = med.get((case, name, size), {})
+                if "mempi" not in per or "mempiflat" not in per:
+                    continue
+                ratio = per["mempi"] / per["mempiflat"]
+                if ppn >= 4:
+                    wanted = "<= 0.67"
+                    verdict = "met" if ratio <= 1 / 1.5 else "NOT MET: measured ratio %.2f" % ratio
+                else:
+                    wanted, verdict = "-", "informative (fewer than 4 ranks per node)"
+                if (case, name, size) in noisy:
+                    verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
+                rows.append(("node-aware collective >= 1.5x faster than flat", case,
+                             "%s %s" % (name, human_size(size)), fmt(per["mempi"]),
+                             "%s (flat)" % fmt(per["mempiflat"]), "%.2f" % ratio, wanted, verdict))
     return rows
 
 
@@ -270,7 +379,7 @@ def main():
     med = medians(values)
     noisy = noisy_points(values)
     info = read_machine(args.raw)
-    cases = sorted({k[0] for k in med}, key=lambda c: int(c[2:]))
+    cases = sorted({k[0] for k in med}, key=case_order)
     present = {lib for per in med.values() for lib in per}
     libs = [l for l in LIBS if l in present]
     mempi_note = info.get("unavailable mempi", "")
@@ -308,6 +417,27 @@ def main():
         out.append("| %s |" % " | ".join(r))
     missed = [r for r in trows if not r[7].startswith("met")]
     out.append("\n%d of %d target points met." % (len(trows) - len(missed), len(trows)))
+    wrows = check_waiting(med, noisy)
+    if wrows:
+        out.append("\n## Targets (issue 8: waiting with more ranks than cores)\n")
+        out.append("| target | case | point | MemPI | reference | ratio | wanted | verdict |")
+        out.append("|---|---|---|---:|---:|---:|---:|---|")
+        for r in wrows:
+            out.append("| %s |" % " | ".join(r))
+        out.append("\n%d of %d target points met (rows marked informative show the peers' own "
+                   "4-rank/2-rank ratio)." % (len([r for r in wrows if r[7].startswith("met")]),
+                                             len(wrows) - len([r for r in wrows if r[7] == "informative"])))
+    nrows = check_nodes(med, noisy)
+    if nrows:
+        out.append("\n## Targets (issue 11: ranks on network-namespace nodes)\n")
+        out.append("| target | case | point | MemPI | reference | ratio | wanted | verdict |")
+        out.append("|---|---|---|---:|---:|---:|---:|---|")
+        for r in nrows:
+            out.append("| %s |" % " | ".join(r))
+        judged = [r for r in nrows if not r[7].startswith("informative")]
+        out.append("\n%d of %d target points met (flat = MemPI with %s)." % (
+            len([r for r in judged if r[7].startswith("met")]), len(judged),
+            "barrier dissemination, bcast binomial, allreduce and allgather recursive doubling"))
     if not any(k[0] not in ("np2", "np4") for k in med):
         out.append("\nThe cases with ranks spread over network-namespace nodes were not run this time "
                    "(`bench/run --cases nodes2x1,nodes2x2`, as root).")
@@ -348,6 +478,16 @@ def main():
             elif "# FAILED or TIMEOUT" in text:         # marker of earlier bench/run versions
                 summary = "# TIMEOUT or FAILED: " + text.strip().splitlines()[-1]
             out.append("\n```\n%s\n```\n" % summary)
+            out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
+    tiers = sorted(glob.glob(os.path.join(args.raw, "loggp2tier.*.txt")))
+    if tiers:
+        out.append("\n## Two-tier LoGH{sSP} parameters (tools/mempi-loggp, 2 namespace nodes x 2 ranks)\n")
+        for path in tiers:
+            lib = os.path.basename(path).split(".")[1]
+            with open(path, errors="replace") as f:
+                text = f.read()
+            summary = text.split("# table", 1)[0].strip()
+            out.append("### %s\n\n```\n%s\n```\n" % (LIB_NAMES.get(lib, lib), summary))
             out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
     if plot_note:
         out.append("\n" + plot_note)

@@ -3,7 +3,8 @@
  * Every rank sends its counters (core/stats.c) to rank 0 over the collective context of
  * MPI_COMM_WORLD; rank 0 prints job totals -- messages, bytes, MB/s and messages/s over the
  * time since MPI_Init, the share of bytes each protocol delivered (the papers' "Remote Write
- * availability rate" is the send-request share), and the largest unexpected queue -- and, with
+ * availability rate" is the send-request share), the largest unexpected queue and the network
+ * transport's buffer registrations (new ones, and registration cache hits) -- and, with
  * MEMPI_STATS=2, one line per rank.
  */
 #include "binding/binding.h"
@@ -21,14 +22,16 @@ static void print_line(const char *who, const mp_stats *s, double secs)
     fprintf(stderr,
             "MemPI stats %s: %llu msgs, %llu bytes, %.2f MB/s, %.0f msgs/s over %.3f s; "
             "remote write %.1f%% of bytes (%llu msgs), eager %.1f%% (%llu), rendezvous %.1f%% (%llu); "
-            "max unexpected %llu msgs / %llu bytes\n",
+            "max unexpected %llu msgs / %llu bytes; "
+            "net buffer registrations %llu new, %llu reused\n",
             who, (unsigned long long)s->msgs_sent, (unsigned long long)s->bytes_sent,
             secs > 0 ? (double)s->bytes_sent / secs / 1e6 : 0.0,
             secs > 0 ? (double)s->msgs_sent / secs : 0.0, secs,
             pct(s->sendreq_bytes, s->bytes_sent), (unsigned long long)s->sendreq_msgs,
             pct(s->eager_bytes, s->bytes_sent), (unsigned long long)s->eager_msgs,
             pct(s->rndv_bytes, s->bytes_sent), (unsigned long long)s->rndv_msgs,
-            (unsigned long long)s->unexpected_max_msgs, (unsigned long long)s->unexpected_max_bytes);
+            (unsigned long long)s->unexpected_max_msgs, (unsigned long long)s->unexpected_max_bytes,
+            (unsigned long long)s->net_mr_misses, (unsigned long long)s->net_mr_hits);
 }
 
 void mp_stats_report(void)

@@ -351,6 +351,7 @@ typedef struct mp_stats {
     uint64_t rndv_msgs, rndv_bytes;
     uint64_t unexpected_max_msgs, unexpected_max_bytes;
     uint64_t unexpected_msgs, unexpected_bytes;  /* current */
+    uint64_t net_mr_hits, net_mr_misses;      /* keys sent for reused / new registrations */
 } mp_stats;
 extern mp_stats mp_stat;
 void mp_stats_report(void);           /* at finalize, when MEMPI_STATS is set */

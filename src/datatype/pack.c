@@ -15,6 +15,9 @@
  */
 #include "datatype/engine.h"
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 typedef struct walker {
     int op;                           /* MP_WALK_* */
@@ -59,10 +62,49 @@ static inline int emit(walker *w, char *addr, size_t n)
  * has dstride == size, unpacking sstride == size.  Constant-size copies compile to register
  * or vector moves; the 8-byte case (vectors of doubles) is unrolled so four independent
  * loads are in flight. */
+/* Packs of 8-byte blocks at least this large write the output with non-temporal stores: the
+ * output is larger than a core's L2 cache (1-2 MiB on current x86 servers), so fetching each
+ * destination line before overwriting it (what ordinary stores do) only adds memory traffic.
+ * glibc's memcpy does the same above a threshold of the same order.  Measured on the 8 MB pack
+ * of vector(1e6, 1, 2, double) (bench/pack.py): about 1.3x faster than ordinary stores.
+ * Only packing gathers into a contiguous output; unpacking writes strided 8-byte pieces, for
+ * which streaming stores would write partial lines. */
+#define MP_PACK_STREAM_MIN ((int64_t)4 << 20)
+
+#if defined(__x86_64__)
+/* 8-byte blocks gathered into a contiguous destination with streaming stores. */
+static int64_t gather8_stream(char *dst, const char *src, int64_t sstride, int64_t n)
+{
+    int64_t i = 0;
+    if ((uintptr_t)dst & 7)          /* movnti needs an 8-byte aligned target */
+        return 0;
+    for (; i + 4 <= n; i += 4, dst += 32, src += 4 * sstride) {
+        long long x0, x1, x2, x3;
+        memcpy(&x0, src, 8);
+        memcpy(&x1, src + sstride, 8);
+        memcpy(&x2, src + 2 * sstride, 8);
+        memcpy(&x3, src + 3 * sstride, 8);
+        _mm_stream_si64((long long *)dst, x0);
+        _mm_stream_si64((long long *)(dst + 8), x1);
+        _mm_stream_si64((long long *)(dst + 16), x2);
+        _mm_stream_si64((long long *)(dst + 24), x3);
+    }
+    _mm_sfence();            /* streaming stores are weakly ordered: complete them here */
+    return i;
+}
+#endif
+
 static void copy_blocks(char *dst, int64_t dstride, const char *src, int64_t sstride,
                         size_t size, int64_t n)
 {
     int64_t i = 0;
+#if defined(__x86_64__)
+    if (size == 8 && dstride == 8 && n * 8 >= MP_PACK_STREAM_MIN) {
+        i = gather8_stream(dst, src, sstride, n);
+        dst += i * 8;
+        src += i * sstride;
+    }
+#endif
     switch (size) {
     case 4:
         for (; i < n; i++, dst += dstride, src += sstride)

@@ -105,7 +105,7 @@ static int read_settings(const char **provider, const char **iface, int *rma)
         return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_RMA (expected 0 "
                              "or 1)", v ? v : "");
     *rma = (int)want;
-    return MPI_SUCCESS;
+    return mp_net_mr_settings();
 }
 
 static struct fi_info *get_info(const char *provider, int rma, size_t inject, int *rc)
@@ -315,11 +315,15 @@ static void describe(void)
 {
     if (!mp_cfg.verbose || mp_world.rank != 0)
         return;
+    char cache[96] = "unused";
+    if (mp_net.rma)
+        mp_net_mr_describe(cache, sizeof cache);
     fprintf(stderr, "MemPI: net transport: provider %s on %s, %d remote peer(s), %d credits of "
-            "%zu bytes each, eager up to %zu bytes, inject %zu bytes, rendezvous by %s\n",
+            "%zu bytes each, eager up to %zu bytes, inject %zu bytes, rendezvous by %s, "
+            "registration cache %s\n",
             mp_net.info->fabric_attr->prov_name, mp_net.info->domain_attr->name, mp_net.nremote,
             mp_net.credits, mp_net_transport.max_payload, mp_net_transport.eager_max,
-            mp_net.inject_size, mp_net.rma ? "fi_read/fi_write" : "CTS+FRAG pipeline");
+            mp_net.inject_size, mp_net.rma ? "fi_read/fi_write" : "CTS+FRAG pipeline", cache);
 }
 
 int mp_net_init(void)

@@ -74,11 +74,13 @@ typedef struct mp_net_buf {
 
 /* A registration: one of our buffers a peer may read or write (`mine`), or one of the
  * peer's that we may (`!mine`).  See netrma.c for when each is made and dropped. */
+typedef struct mp_net_mr mp_net_mr;  /* a registration of a user buffer (netmr.c) */
+
 typedef struct mp_net_reg {
     struct mp_net_reg *next;
     uint64_t cookie;                  /* the pt2pt request the RTS / SREQ named */
     uint64_t addr, size;              /* hdr.addr, hdr.size */
-    struct fid_mr *mr;                /* mine */
+    mp_net_mr *mr;                    /* mine */
     mp_net_key key;                   /* theirs */
     int is_sreq;                      /* SREQ: resolved by the first matching message */
     int32_t ctx, tag;
@@ -149,6 +151,17 @@ int  mp_net_send_ctrl(int peer, int type);  /* CREDIT / BYE; 0 or MP_AGAIN */
 void mp_net_check_liveness(void);
 const char *mp_net_peer_name(int world);    /* "rank 3 (host 1)" for messages */
 int  mp_net_cq_batch(int defer);            /* one batch of completions; events */
+
+/* netmr.c: registrations of user buffers, cached where that is safe (MEMPI_NET_MR_CACHE) */
+int  mp_net_mr_settings(void);              /* parses MEMPI_NET_MR_CACHE; MPI error code */
+void mp_net_mr_init(void);                  /* decides whether the provider allows the cache */
+void mp_net_mr_describe(char *out, size_t len);
+/* A registration covering [addr, addr + size) with (at least) `access`, its key in *key;
+ * NULL if the provider refused.  Held until mp_net_mr_put. */
+mp_net_mr *mp_net_mr_get(uint64_t addr, uint64_t size, uint64_t access, mp_net_key *key);
+void mp_net_mr_sent(mp_net_mr *mr);         /* its key went out: counts a hit or miss */
+void mp_net_mr_put(mp_net_mr *mr);
+void mp_net_mr_finalize(void);              /* every registration was put */
 
 /* netrma.c */
 void mp_net_rma_init(void);                 /* sets the transport's read/write if possible */

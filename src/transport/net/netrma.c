@@ -30,11 +30,9 @@
  *                      the protocol drops at arrival because a message already answered it is
  *                      not remembered (a short history of sent envelopes mirrors rule 2).
  *
- * Registration cache: none, deliberately.  Every registration is closed when its transfer
- * ends, so a buffer freed by the application is never left registered and no malloc/munmap
- * interception is needed for correctness.  The cost is one fi_mr_reg per rendezvous message,
- * small next to a message above the eager threshold; providers that pin memory (verbs, efa)
- * keep their own cache with a memory monitor underneath fi_mr_reg.
+ Registrations come from netmr.c, which caches them where a stale one cannot be wrong
+ * (software providers) and otherwise registers per transfer; "made" and "dropped" above mean
+ * taken from and given back to it.
  *
  * read()/write() are synchronous (the transport interface says so): the operation is posted
  * (in batches of at most iov_limit local segments, one remote range each) and we poll the
@@ -67,7 +65,7 @@ static void reg_free(mp_net_reg *r)
 {
     stage_forget(r);
     if (r->mr)
-        fi_close(&r->mr->fid);
+        mp_net_mr_put(r->mr);
     free(r);
 }
 
@@ -131,23 +129,6 @@ static void ended_by(mp_net_reg **list, const mp_hdr *h)
         drop_if(list, answers_sreq, h);
 }
 
-static struct fid_mr *reg_buffer(uint64_t addr, uint64_t size, uint64_t access, mp_net_key *key)
-{
-    uint64_t mode = mp_net.info->domain_attr->mr_mode;
-    uint64_t requested = (mode & FI_MR_PROV_KEY) ? 0 : mp_net.next_key++;
-    struct fid_mr *mr;
-    if (fi_mr_reg(mp_net.domain, (void *)(uintptr_t)addr, size, access, 0, requested, 0, &mr,
-                  NULL) != 0)
-        return NULL;
-    key->key = fi_mr_key(mr);
-    if (key->key == FI_KEY_NOTAVAIL) {
-        fi_close(&mr->fid);
-        return NULL;
-    }
-    key->base = (mode & FI_MR_VIRT_ADDR) ? addr : 0;
-    return mr;
-}
-
 static int flush_writes(void);
 
 int mp_net_rma_outgoing(int peer, mp_hdr *h, mp_net_key *key, mp_net_reg **made)
@@ -162,7 +143,7 @@ int mp_net_rma_outgoing(int peer, mp_hdr *h, mp_net_key *key, mp_net_reg **made)
     if (h->addr == 0 || h->size == 0)
         return sreq ? -1 : 0;
     mp_net_reg *r = mp_calloc(1, sizeof *r);
-    r->mr = reg_buffer(h->addr, h->size, sreq ? FI_REMOTE_WRITE : FI_REMOTE_READ, key);
+    r->mr = mp_net_mr_get(h->addr, h->size, sreq ? FI_REMOTE_WRITE : FI_REMOTE_READ, key);
     if (r->mr == NULL) {
         free(r);
         if (sreq)
@@ -191,6 +172,7 @@ void mp_net_rma_sent(int peer, const mp_hdr *h, mp_net_reg *made)
 {
     mp_net_peer *p = &mp_net.peers[peer];
     if (made) {
+        mp_net_mr_sent(made->mr);
         made->next = p->mine;
         p->mine = made;
     }
@@ -432,6 +414,7 @@ void mp_net_rma_init(void)
                                           need registering too; not done yet) */
     mp_net.rma = 1;
     mp_net.next_key = 1;
+    mp_net_mr_init();
     mp_net.deferred = mp_calloc((size_t)mp_net.nrecv, sizeof *mp_net.deferred);
     mp_net_transport.read = net_read;
     mp_net_transport.write = net_write;
@@ -449,6 +432,7 @@ void mp_net_rma_finalize(void)
                 reg_free(r);
             }
     }
+    mp_net_mr_finalize();
     free(mp_net.deferred);
     mp_net.deferred = NULL;
     free(stage.buf);
