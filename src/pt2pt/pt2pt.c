@@ -12,20 +12,18 @@
 
 void mp_send_init_queues(void);
 int  mp_send_pending(void);
-
-static int pt2pt_progress(void)
-{
-    return mp_send_flush();
-}
+const int *mp_send_pending_gate(void);
 
 int mp_pt2pt_init(void)
 {
     mp_p2p.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_peer));
-    for (int w = 0; w < mp_world.size; w++)
+    for (int w = 0; w < mp_world.size; w++) {
         mp_p2p.peers[w].tp = mp_world.procs[w].tp;
+        mp_fast_init_peer(&mp_p2p.peers[w], w);
+    }
     mp_send_init_queues();
     mp_on_packet = mp_recv_on_packet;
-    mp_progress_register(pt2pt_progress);
+    mp_progress_register_gated(mp_send_flush, mp_send_pending_gate());
     return MPI_SUCCESS;
 }
 
@@ -96,6 +94,9 @@ int mp_waitall(int n, mp_request **reqs, MPI_Status *statuses)
 int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
             mp_comm *comm, int ctx_offset, int mode)
 {
+    if ((mode == MP_MODE_STANDARD || mode == MP_MODE_READY) && dest != MPI_PROC_NULL &&
+        mp_send_fast(buf, count, dt, dest, tag, comm, ctx_offset) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     mp_request *req;
     int err = mp_isend(buf, count, dt, dest, tag, comm, ctx_offset, mode, &req);
     if (err)
@@ -106,6 +107,9 @@ int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
 int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
             mp_comm *comm, int ctx_offset, MPI_Status *status)
 {
+    if (source >= 0 &&
+        mp_recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     mp_request *req;
     int err = mp_irecv(buf, count, dt, source, tag, comm, ctx_offset, &req);
     if (err)
