@@ -134,13 +134,7 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
                 mp_send_reply(world, MP_PKT_ACK, h->cookie, 0);
             if (h->len)
                 memcpy((char *)buf + dt->true_lb, mp_shm_payload(local, cell), h->len);
-            if (status != MPI_STATUS_IGNORE) {
-                status->MPI_SOURCE = h->src;
-                status->MPI_TAG = h->tag;
-                status->MPI_ERROR = MPI_SUCCESS;
-                status->count_hi_and_cancelled = 0;
-                mp_status_set_bytes(status, (MPI_Count)h->size);
-            }
+            mp_status_message(status, h->src, h->tag, h->size);
             peer->recv_seq++;
             mp_shm_consume(local, cell);
             return MPI_SUCCESS;

@@ -95,6 +95,18 @@ void        mp_posted_remove(mp_request *req);
 void        mp_unexp_append(mp_unexp *u);
 void        mp_unexp_remove(mp_unexp *u);
 
+/* The status of a received or probed message (status may be MPI_STATUS_IGNORE). */
+static inline void mp_status_message(MPI_Status *status, int src, int tag, size_t size)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = src;
+    status->MPI_TAG = tag;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->count_hi_and_cancelled = 0;
+    mp_status_set_bytes(status, (MPI_Count)size);
+}
+
 /* fast.c: blocking send and receive without a request (docs/protocol.md, fast paths).
  * Both return MP_AGAIN, having changed nothing, when the caller must take the normal path. */
 int  mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,

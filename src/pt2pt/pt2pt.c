@@ -141,13 +141,7 @@ int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *st
     mp_unexp *u = mp_match_unexpected(comm->ctx + ctx_offset, source, tag, 0);
     if (!u)
         return 0;
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = u->src;
-        status->MPI_TAG = u->tag;
-        status->MPI_ERROR = MPI_SUCCESS;
-        status->count_hi_and_cancelled = 0;
-        mp_status_set_bytes(status, (MPI_Count)u->size);
-    }
+    mp_status_message(status, u->src, u->tag, u->size);
     return 1;
 }
 
@@ -161,13 +155,7 @@ int mp_improbe(int source, int tag, mp_comm *comm, int ctx_offset, mp_request **
     mp_request *m = mp_request_alloc(MP_REQ_PROBE);
     m->ext = u;
     m->comm = comm;
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = u->src;
-        status->MPI_TAG = u->tag;
-        status->MPI_ERROR = MPI_SUCCESS;
-        status->count_hi_and_cancelled = 0;
-        mp_status_set_bytes(status, (MPI_Count)u->size);
-    }
+    mp_status_message(status, u->src, u->tag, u->size);
     *msg = m;
     return 1;
 }
