@@ -239,6 +239,9 @@ void mp_idle(unsigned *spins);
 /* Like mp_idle, but may sleep on the futex: only for waits that a packet arrival ends. */
 void mp_idle_packet(unsigned *spins);
 int  mp_wait_request(mp_request *req);   /* progress until done */
+/* Same, for a wait that already spent `spins` fruitless polls in mp_idle_spin: it goes on
+ * from that point of the waiting policy instead of spinning from the start again. */
+int  mp_wait_request_after(mp_request *req, unsigned spins);
 /* One poll of everything but the packets from world rank `world` (they stay queued), without
  * mp_progress's yielding of non-blocking polls. */
 int  mp_poll_except(int world);

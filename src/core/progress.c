@@ -354,9 +354,8 @@ void mp_idle_packet(unsigned *spins)
     idle(spins, 1);
 }
 
-static void wait_flag(atomic_int *flag, int may_sleep)
+static void wait_flag(atomic_int *flag, int may_sleep, unsigned spins)
 {
-    unsigned spins = 0;
     while (!atomic_load_explicit(flag, memory_order_acquire)) {
         if (poll_all() == 0)
             idle(&spins, may_sleep);
@@ -365,14 +364,19 @@ static void wait_flag(atomic_int *flag, int may_sleep)
 
 void mp_wait_flag(atomic_int *flag)
 {
-    wait_flag(flag, 0);             /* any flag: whoever sets it may not wake us */
+    wait_flag(flag, 0, 0);             /* any flag: whoever sets it may not wake us */
+}
+
+int mp_wait_request_after(mp_request *req, unsigned spins)
+{
+    /* A generalized request is completed by a user thread, not by a packet: never sleep. */
+    wait_flag(&req->done, req->kind != MP_REQ_GREQ, spins);
+    return req->status.MPI_ERROR;
 }
 
 int mp_wait_request(mp_request *req)
 {
-    /* A generalized request is completed by a user thread, not by a packet: never sleep. */
-    wait_flag(&req->done, req->kind != MP_REQ_GREQ);
-    return req->status.MPI_ERROR;
+    return mp_wait_request_after(req, 0);
 }
 
 static void report_sleeps(void)

@@ -24,7 +24,8 @@
  *                  source's ring, so the source's messages cannot reach the unexpected queue
  *                  behind its back; receives that progress may post are posted after this
  *                  one and come after it in matching order.  When the spin stage of the
- *                  waiting policy is over it falls back (the normal path yields and sleeps).
+ *                  waiting policy is over it falls back, and the normal path's wait goes on
+ *                  from there (yield, sleep) rather than spinning again.
  *
  * Under MPI_THREAD_MULTIPLE neither path is taken: another thread may post a receive or
  * queue a send between the checks and the packet.
@@ -106,8 +107,9 @@ static int takes(const mp_hdr *h, const mp_peer *peer, int ctx, int source, int 
            h->seq == peer->recv_seq;
 }
 
+/* *spins: the fruitless polls it spent, for the normal path's wait to go on from. */
 int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
-                   mp_comm *comm, int ctx_offset, MPI_Status *status)
+                   mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins)
 {
     int world = world_of(comm, source);
     mp_peer *peer = &mp_p2p.peers[world];
@@ -123,7 +125,6 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
         (mp_p2p.posted_head && posted_could_match(ctx, source, tag)))
         return MP_AGAIN;
     int local = peer->shm_local;
-    unsigned spins = 0;
     for (;;) {
         mp_cell *cell = mp_shm_peek(local);
         if (cell) {
@@ -139,9 +140,9 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
             mp_shm_consume(local, cell);
             return MPI_SUCCESS;
         }
-        if (!mp_idle_spin(&spins))
+        if (!mp_idle_spin(spins))
             return MP_AGAIN;
-        if (spins % POLL_EVERY == 0)
+        if (*spins % POLL_EVERY == 0)
             mp_poll_except(world);
     }
 }

@@ -112,7 +112,7 @@ static inline void mp_status_message(MPI_Status *status, int src, int tag, size_
 int  mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
                   mp_comm *comm, int ctx_offset);
 int  mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
-                    mp_comm *comm, int ctx_offset, MPI_Status *status);
+                    mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins);
 void mp_fast_init_peer(mp_peer *peer, int world);
 
 /* send.c */

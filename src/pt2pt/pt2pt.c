@@ -107,13 +107,16 @@ int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
 int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
             mp_comm *comm, int ctx_offset, MPI_Status *status)
 {
-    if (source >= 0 &&
-        mp_recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status) == MPI_SUCCESS)
+    unsigned spins = 0;
+    if (source >= 0 && mp_recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status,
+                                      &spins) == MPI_SUCCESS)
         return MPI_SUCCESS;
     mp_request *req;
     int err = mp_irecv(buf, count, dt, source, tag, comm, ctx_offset, &req);
     if (err)
         return err;
+    if (!mp_request_is_done(req))
+        mp_wait_request_after(req, spins);
     return mp_wait(req, status);
 }
 
