@@ -68,7 +68,7 @@
  * __tls_get_addr, so single-threaded runs use a plain static copy instead (THREAD_STATE).
  *
  * Hooks may be registered with a gate: an int the hook's owner keeps non-zero while the hook
- * has work (queued sends, active schedules).  A poll reads the gate and calls the hook only
+ * has work (point-to-point: queued sends).  A poll reads the gate and calls the hook only
  * when it is set, so an idle layer costs a load and a branch per poll, not a call.
  */
 #include "core/core.h"

@@ -4,7 +4,8 @@
  * The entry points the layers above use.  A receive first looks in the unexpected queue (the
  * message may already be here) and otherwise joins the posted queue, where the packet handler
  * will find it.  Waiting is the progress engine's job: poll transports, retry queued sends,
- * apply the waiting policy.
+ * apply the waiting policy.  Blocking sends and receives first try the request-free paths of
+ * fast.c, which either finish the operation or leave everything as it was.
  */
 #include "pt2pt/proto.h"
 #include <stdlib.h>
