@@ -109,6 +109,56 @@ int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req)
     return mp_error(comm, MPI_ERR_ARG, func, "invalid request pointer NULL");
 }
 
+/* The last builtin datatype that passed mp_arg_p2p.  Builtin types live for the whole job,
+ * so a hit needs no further check.  Not used under MPI_THREAD_MULTIPLE (two plain words
+ * written by concurrent callers could pair one handle with another's type). */
+static MPI_Datatype p2p_type_handle = MPI_DATATYPE_NULL;
+static mp_datatype *p2p_type;
+
+static inline mp_datatype *p2p_type_fast(MPI_Datatype h)
+{
+    return h == p2p_type_handle && !MP_UNLIKELY(mp_thread_multiple) ? p2p_type : NULL;
+}
+
+/* The full sequence of checks: the error messages of the separate checkers. */
+static __attribute__((noinline)) int p2p_checks(const char *func, const void *buf,
+                                                MPI_Aint count, MPI_Datatype dtype, int rank,
+                                                int tag, MPI_Comm comm_h, int allow_rank,
+                                                int allow_tag, mp_comm **comm, mp_datatype **dt)
+{
+    int err;
+    if ((err = mp_arg_comm(func, comm_h, comm)) ||
+        (err = mp_arg_datatype(func, *comm, dtype, count, dt)) ||
+        (err = mp_arg_rank(func, *comm, rank, allow_rank)) ||
+        (err = mp_arg_tag(func, *comm, tag, allow_tag)) ||
+        (err = mp_arg_buffer(func, *comm, buf, count, *dt)))
+        return err;
+    if ((*dt)->is_builtin && !mp_thread_multiple) {
+        p2p_type_handle = dtype;
+        p2p_type = *dt;
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
+               int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
+               mp_datatype **dt)
+{
+    /* The common case in a few compares: an initialized library, MPI_COMM_WORLD, the type of
+     * the previous call, a rank of the group, a tag, a buffer.  Anything else (wildcards,
+     * MPI_PROC_NULL, other communicators and types, every error) takes the full checks. */
+    mp_comm *c = mp_world.comm_world;
+    mp_datatype *d = p2p_type_fast(dtype);
+    if (MP_LIKELY(comm_h == MPI_COMM_WORLD && d != NULL && mp_world.initialized &&
+                  !mp_world.finalized && count >= 0 && (unsigned)rank < (unsigned)c->size &&
+                  (unsigned)tag <= (unsigned)MP_TAG_UB && (buf != NULL || count == 0))) {
+        *comm = c;
+        *dt = d;
+        return MPI_SUCCESS;
+    }
+    return p2p_checks(func, buf, count, dtype, rank, tag, comm_h, allow_rank, allow_tag, comm, dt);
+}
+
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name)
 {
     if (MP_LIKELY(p != NULL))

@@ -45,6 +45,11 @@ int mp_arg_tag(const char *func, mp_comm *comm, int tag, int allow);
 int mp_arg_buffer(const char *func, mp_comm *comm, const void *buf, MPI_Aint count,
                   const mp_datatype *dt);
 int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req);
+/* All arguments of a point-to-point call in one call (the hot path: a few compares when the
+ * call looks like the previous one), with the messages of the checkers above. */
+int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
+               int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
+               mp_datatype **dt);
 /* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
 /* Routes an error code from a lower layer through comm's handler (no-op for MPI_SUCCESS). */

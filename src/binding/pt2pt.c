@@ -7,30 +7,18 @@
 #include "binding/binding.h"
 #include <stdlib.h>
 
-static int check_send(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
-                      int tag, MPI_Comm comm_h, mp_comm **comm, mp_datatype **dt)
+static inline int check_send(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype,
+                             int dest, int tag, MPI_Comm comm_h, mp_comm **comm, mp_datatype **dt)
 {
-    int err;
-    if ((err = mp_arg_comm(F, comm_h, comm)) ||
-        (err = mp_arg_datatype(F, *comm, dtype, count, dt)) ||
-        (err = mp_arg_rank(F, *comm, dest, MP_ALLOW_PROC_NULL)) ||
-        (err = mp_arg_tag(F, *comm, tag, 0)) ||
-        (err = mp_arg_buffer(F, *comm, buf, count, *dt)))
-        return err;
-    return MPI_SUCCESS;
+    return mp_arg_p2p(F, buf, (MPI_Aint)count, dtype, dest, tag, comm_h, MP_ALLOW_PROC_NULL, 0,
+                      comm, dt);
 }
 
-static int check_recv(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int src,
-                      int tag, MPI_Comm comm_h, mp_comm **comm, mp_datatype **dt)
+static inline int check_recv(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype,
+                             int src, int tag, MPI_Comm comm_h, mp_comm **comm, mp_datatype **dt)
 {
-    int err;
-    if ((err = mp_arg_comm(F, comm_h, comm)) ||
-        (err = mp_arg_datatype(F, *comm, dtype, count, dt)) ||
-        (err = mp_arg_rank(F, *comm, src, MP_ALLOW_PROC_NULL | MP_ALLOW_ANY)) ||
-        (err = mp_arg_tag(F, *comm, tag, MP_ALLOW_ANY)) ||
-        (err = mp_arg_buffer(F, *comm, buf, count, *dt)))
-        return err;
-    return MPI_SUCCESS;
+    return mp_arg_p2p(F, buf, (MPI_Aint)count, dtype, src, tag, comm_h,
+                      MP_ALLOW_PROC_NULL | MP_ALLOW_ANY, MP_ALLOW_ANY, comm, dt);
 }
 
 static int send_mode(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,

@@ -229,6 +229,9 @@ int  mp_progress(void);
 /* Layers above register work that must advance in the background (nonblocking collectives). */
 typedef int (*mp_progress_hook)(void);
 void mp_progress_register(mp_progress_hook hook);
+/* Same, called only while *gate != 0 (the owner keeps it non-zero while it has work; read
+ * by this thread's polls only, so a plain int). */
+void mp_progress_register_gated(mp_progress_hook hook, const int *gate);
 /* Waits until *flag becomes non-zero, driving progress and applying the waiting policy. */
 void mp_wait_flag(atomic_int *flag);
 /* The waiting policy in steps: call mp_idle(&spins) once per fruitless poll. */
@@ -236,6 +239,15 @@ void mp_idle(unsigned *spins);
 /* Like mp_idle, but may sleep on the futex: only for waits that a packet arrival ends. */
 void mp_idle_packet(unsigned *spins);
 int  mp_wait_request(mp_request *req);   /* progress until done */
+/* Same, for a wait that already spent `spins` fruitless polls in mp_idle_spin: it goes on
+ * from that point of the waiting policy instead of spinning from the start again. */
+int  mp_wait_request_after(mp_request *req, unsigned spins);
+/* One poll of everything but the packets from world rank `world` (they stay queued), without
+ * mp_progress's yielding of non-blocking polls. */
+int  mp_poll_except(int world);
+/* For waits that poll something narrower than mp_poll: a spin-stage step, 0 once the spin
+ * stage is over (then wait with mp_idle* / mp_wait_request, which yield and sleep). */
+int  mp_idle_spin(unsigned *spins);
 void mp_wait_policy_init(void);         /* after the node layout is known */
 
 /* The big lock (MPI_THREAD_MULTIPLE only; progress.c explains the design).  One recursive

@@ -63,7 +63,13 @@
  * whose request another thread's progress completed does not sleep on.  Without the lock
  * (lower levels, a single thread) this is moot; a caller that polls without the lock under
  * MPI_THREAD_MULTIPLE could miss a wake-up in a narrow window, which the sleep timeout covers.
- * Below MPI_THREAD_MULTIPLE every one of these steps is a branch on mp_thread_multiple.
+ * Below MPI_THREAD_MULTIPLE every one of these steps is a branch on mp_thread_multiple, and
+ * so is every thread-local variable: in a shared library each access to one is a call to
+ * __tls_get_addr, so single-threaded runs use a plain static copy instead (THREAD_STATE).
+ *
+ * Hooks may be registered with a gate: an int the hook's owner keeps non-zero while the hook
+ * has work (point-to-point: queued sends).  A poll reads the gate and calls the hook only
+ * when it is set, so an idle layer costs a load and a branch per poll, not a call.
  */
 #include "core/core.h"
 #include "core/placement.h"
@@ -80,7 +86,10 @@
 #define AUTO_YIELD_NS_OWN_CORE   20000000ull
 #define NEVER                    UINT64_MAX
 
-static mp_progress_hook hooks[MP_MAX_HOOKS];
+static struct {
+    mp_progress_hook hook;
+    const int *gate;          /* NULL: always call */
+} hooks[MP_MAX_HOOKS];
 static int nhooks;
 
 /* The policy in force; the initial values (spin, then yield) serve the start-up barrier
@@ -92,7 +101,12 @@ static struct {
     unsigned test_polls;      /* fruitless non-blocking polls before mp_progress yields; 0 = never */
 } policy = { 0, 4000, NEVER, 0 };
 
-static _Thread_local unsigned test_polls;  /* fruitless mp_progress calls since the last event */
+/* Fruitless mp_progress calls since the last event: per thread under MPI_THREAD_MULTIPLE,
+ * else one static (no TLS lookup on the hot path). */
+static _Thread_local unsigned test_polls_tls;
+static unsigned test_polls_single;
+#define THREAD_STATE(single, tls) (*(MP_UNLIKELY(mp_thread_multiple) ? &(tls) : &(single)))
+#define fruitless_tests THREAD_STATE(test_polls_single, test_polls_tls)
 static atomic_ulong sleeps, sleep_timeouts;  /* reported with MEMPI_VERBOSE=1 at exit */
 static atomic_int local_sleepers;      /* MPI_THREAD_MULTIPLE: threads asleep (counted before
                                           the futex word is read, see the top) */
@@ -172,31 +186,59 @@ void mp_wake_local_sleepers(void)
         mp_shm_wake_self();
 }
 
-void mp_progress_register(mp_progress_hook hook)
+void mp_progress_register_gated(mp_progress_hook hook, const int *gate)
 {
     for (int i = 0; i < nhooks; i++)
-        if (hooks[i] == hook)
+        if (hooks[i].hook == hook)
             return;
     if (nhooks == MP_MAX_HOOKS)
         mp_fatal("too many progress hooks");
-    hooks[nhooks++] = hook;
+    hooks[nhooks].hook = hook;
+    hooks[nhooks].gate = gate;
+    nhooks++;
+}
+
+void mp_progress_register(mp_progress_hook hook)
+{
+    mp_progress_register_gated(hook, NULL);
+}
+
+/* One poll of the transports (all but skip_world's packets; -1: all) and the hooks. */
+static inline int poll_once(int skip_world)
+{
+    int events = skip_world < 0 ? mp_transports_poll() : mp_transports_poll_except(skip_world);
+    for (int i = 0; i < nhooks; i++)
+        if (!hooks[i].gate || *hooks[i].gate)
+            events += hooks[i].hook();
+    return events;
+}
+
+/* MPI_THREAD_MULTIPLE: under the big lock, letting blocked threads in first (see the top). */
+static __attribute__((noinline)) int poll_locked(int skip_world)
+{
+    mp_lock_slow();
+    if (polling == 0 && atomic_load_explicit(&lock_waiters, memory_order_relaxed))
+        step_aside();
+    polling++;
+    int events = poll_once(skip_world);
+    polling--;
+    if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
+        mp_shm_wake_self();
+    mp_unlock_slow();
+    return events;
+}
+
+/* Below MPI_THREAD_MULTIPLE no lock, and no other thread of ours can sleep. */
+static inline int poll_all_except(int skip_world)
+{
+    if (MP_UNLIKELY(mp_thread_multiple))
+        return poll_locked(skip_world);
+    return poll_once(skip_world);
 }
 
 static int poll_all(void)
 {
-    mp_lock();
-    if (MP_UNLIKELY(mp_thread_multiple) && polling == 0 &&
-        atomic_load_explicit(&lock_waiters, memory_order_relaxed))
-        step_aside();
-    polling++;
-    int events = mp_transports_poll();
-    for (int i = 0; i < nhooks; i++)
-        events += hooks[i]();
-    polling--;
-    if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
-        mp_shm_wake_self();
-    mp_unlock();
-    return events;
+    return poll_all_except(-1);
 }
 
 static uint64_t now_ns(void)
@@ -241,9 +283,9 @@ int mp_progress(void)
     mp_lock();
     int events = poll_all();
     if (events)
-        test_polls = 0;
-    else if (policy.test_polls && ++test_polls >= policy.test_polls) {
-        test_polls = 0;
+        fruitless_tests = 0;
+    else if (policy.test_polls && ++fruitless_tests >= policy.test_polls) {
+        fruitless_tests = 0;
         yield_core();
     }
     mp_unlock();
@@ -254,7 +296,8 @@ int mp_progress(void)
  * yield_ns have passed since the first yield, and then sleep (*spins = UINT_MAX). */
 static void idle(unsigned *spins, int may_sleep)
 {
-    test_polls = 0;                    /* a blocking wait manages the core itself */
+    if (fruitless_tests)
+        fruitless_tests = 0;                /* a blocking wait manages the core itself */
     if (policy.spin_forever || *spins < policy.spin_polls) {
         (*spins)++;
 #if defined(__x86_64__) || defined(__i386__)
@@ -280,6 +323,25 @@ static void idle(unsigned *spins, int may_sleep)
     yield_core();
 }
 
+/* For waits that poll something narrower than mp_progress (pt2pt's direct receive): one
+ * step of the spin stage, or 0 when that stage is over and the caller must wait the general
+ * way (mp_idle*, which yields and sleeps). */
+int mp_idle_spin(unsigned *spins)
+{
+    if (!policy.spin_forever && *spins >= policy.spin_polls)
+        return 0;
+    (*spins)++;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    return 1;
+}
+
+int mp_poll_except(int world)
+{
+    return poll_all_except(world);
+}
+
 void mp_idle(unsigned *spins)
 {
     idle(spins, 0);
@@ -292,9 +354,8 @@ void mp_idle_packet(unsigned *spins)
     idle(spins, 1);
 }
 
-static void wait_flag(atomic_int *flag, int may_sleep)
+static void wait_flag(atomic_int *flag, int may_sleep, unsigned spins)
 {
-    unsigned spins = 0;
     while (!atomic_load_explicit(flag, memory_order_acquire)) {
         if (poll_all() == 0)
             idle(&spins, may_sleep);
@@ -303,14 +364,19 @@ static void wait_flag(atomic_int *flag, int may_sleep)
 
 void mp_wait_flag(atomic_int *flag)
 {
-    wait_flag(flag, 0);             /* any flag: whoever sets it may not wake us */
+    wait_flag(flag, 0, 0);             /* any flag: whoever sets it may not wake us */
+}
+
+int mp_wait_request_after(mp_request *req, unsigned spins)
+{
+    /* A generalized request is completed by a user thread, not by a packet: never sleep. */
+    wait_flag(&req->done, req->kind != MP_REQ_GREQ, spins);
+    return req->status.MPI_ERROR;
 }
 
 int mp_wait_request(mp_request *req)
 {
-    /* A generalized request is completed by a user thread, not by a packet: never sleep. */
-    wait_flag(&req->done, req->kind != MP_REQ_GREQ);
-    return req->status.MPI_ERROR;
+    return mp_wait_request_after(req, 0);
 }
 
 static void report_sleeps(void)

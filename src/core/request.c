@@ -20,15 +20,20 @@ mp_table mp_request_table = { .type = MP_OBJ_REQUEST, .lock = ATOMIC_FLAG_INIT }
 static mp_request *free_requests;
 static atomic_flag free_lock = ATOMIC_FLAG_INIT;
 
+/* The free list's lock matters only when several threads may allocate at once, i.e. under
+ * MPI_THREAD_MULTIPLE (mp_thread_multiple is fixed before the first request exists); below
+ * that level a lock would be two atomic read-modify-writes per request for nothing. */
 static void free_list_lock(void)
 {
-    while (atomic_flag_test_and_set_explicit(&free_lock, memory_order_acquire))
-        ;
+    if (MP_UNLIKELY(mp_thread_multiple))
+        while (atomic_flag_test_and_set_explicit(&free_lock, memory_order_acquire))
+            ;
 }
 
 static void free_list_unlock(void)
 {
-    atomic_flag_clear_explicit(&free_lock, memory_order_release);
+    if (MP_UNLIKELY(mp_thread_multiple))
+        atomic_flag_clear_explicit(&free_lock, memory_order_release);
 }
 
 mp_request *mp_request_alloc(int kind)

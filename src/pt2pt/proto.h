@@ -68,6 +68,8 @@ typedef struct mp_envelope { int ctx, tag; } mp_envelope;
 typedef struct mp_peer {
     uint32_t send_seq;
     uint32_t recv_seq;
+    int shm_local;                       /* local index if reached by shm, else -1 */
+    size_t fast_limit;                   /* fast paths (fast.c) take messages < this; 0: none */
     mp_request *send_head, *send_tail;   /* pending sends, FIFO */
     mp_ctrl *ctrl_head, *ctrl_tail;      /* pending control packets */
     mp_request *in_req;                  /* eager fragments go to this receive ... */
@@ -92,6 +94,26 @@ void        mp_posted_append(mp_request *req);
 void        mp_posted_remove(mp_request *req);
 void        mp_unexp_append(mp_unexp *u);
 void        mp_unexp_remove(mp_unexp *u);
+
+/* The status of a received or probed message (status may be MPI_STATUS_IGNORE). */
+static inline void mp_status_message(MPI_Status *status, int src, int tag, size_t size)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = src;
+    status->MPI_TAG = tag;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->count_hi_and_cancelled = 0;
+    mp_status_set_bytes(status, (MPI_Count)size);
+}
+
+/* fast.c: blocking send and receive without a request (docs/protocol.md, fast paths).
+ * Both return MP_AGAIN, having changed nothing, when the caller must take the normal path. */
+int  mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                  mp_comm *comm, int ctx_offset);
+int  mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                    mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins);
+void mp_fast_init_peer(mp_peer *peer, int world);
 
 /* send.c */
 void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends and tries to transmit */

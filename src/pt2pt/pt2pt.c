@@ -4,7 +4,8 @@
  * The entry points the layers above use.  A receive first looks in the unexpected queue (the
  * message may already be here) and otherwise joins the posted queue, where the packet handler
  * will find it.  Waiting is the progress engine's job: poll transports, retry queued sends,
- * apply the waiting policy.
+ * apply the waiting policy.  Blocking sends and receives first try the request-free paths of
+ * fast.c, which either finish the operation or leave everything as it was.
  */
 #include "pt2pt/proto.h"
 #include <stdlib.h>
@@ -12,20 +13,18 @@
 
 void mp_send_init_queues(void);
 int  mp_send_pending(void);
-
-static int pt2pt_progress(void)
-{
-    return mp_send_flush();
-}
+const int *mp_send_pending_gate(void);
 
 int mp_pt2pt_init(void)
 {
     mp_p2p.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_peer));
-    for (int w = 0; w < mp_world.size; w++)
+    for (int w = 0; w < mp_world.size; w++) {
         mp_p2p.peers[w].tp = mp_world.procs[w].tp;
+        mp_fast_init_peer(&mp_p2p.peers[w], w);
+    }
     mp_send_init_queues();
     mp_on_packet = mp_recv_on_packet;
-    mp_progress_register(pt2pt_progress);
+    mp_progress_register_gated(mp_send_flush, mp_send_pending_gate());
     return MPI_SUCCESS;
 }
 
@@ -96,6 +95,9 @@ int mp_waitall(int n, mp_request **reqs, MPI_Status *statuses)
 int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
             mp_comm *comm, int ctx_offset, int mode)
 {
+    if ((mode == MP_MODE_STANDARD || mode == MP_MODE_READY) && dest != MPI_PROC_NULL &&
+        mp_send_fast(buf, count, dt, dest, tag, comm, ctx_offset) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     mp_request *req;
     int err = mp_isend(buf, count, dt, dest, tag, comm, ctx_offset, mode, &req);
     if (err)
@@ -106,10 +108,16 @@ int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
 int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
             mp_comm *comm, int ctx_offset, MPI_Status *status)
 {
+    unsigned spins = 0;
+    if (source >= 0 && mp_recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status,
+                                      &spins) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     mp_request *req;
     int err = mp_irecv(buf, count, dt, source, tag, comm, ctx_offset, &req);
     if (err)
         return err;
+    if (!mp_request_is_done(req))
+        mp_wait_request_after(req, spins);
     return mp_wait(req, status);
 }
 
@@ -137,13 +145,7 @@ int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *st
     mp_unexp *u = mp_match_unexpected(comm->ctx + ctx_offset, source, tag, 0);
     if (!u)
         return 0;
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = u->src;
-        status->MPI_TAG = u->tag;
-        status->MPI_ERROR = MPI_SUCCESS;
-        status->count_hi_and_cancelled = 0;
-        mp_status_set_bytes(status, (MPI_Count)u->size);
-    }
+    mp_status_message(status, u->src, u->tag, u->size);
     return 1;
 }
 
@@ -157,13 +159,7 @@ int mp_improbe(int source, int tag, mp_comm *comm, int ctx_offset, mp_request **
     mp_request *m = mp_request_alloc(MP_REQ_PROBE);
     m->ext = u;
     m->comm = comm;
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = u->src;
-        status->MPI_TAG = u->tag;
-        status->MPI_ERROR = MPI_SUCCESS;
-        status->count_hi_and_cancelled = 0;
-        mp_status_set_bytes(status, (MPI_Count)u->size);
-    }
+    mp_status_message(status, u->src, u->tag, u->size);
     *msg = m;
     return 1;
 }

@@ -257,6 +257,12 @@ int mp_send_pending(void)
     return nactive;
 }
 
+/* Non-zero while some peer has queued work: gates the progress hook (core/progress.c). */
+const int *mp_send_pending_gate(void)
+{
+    return &nactive;
+}
+
 int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
              mp_comm *comm, int ctx_offset, int mode, mp_request **out)
 {

@@ -102,6 +102,9 @@ void mp_shm_finalize(void);
 void mp_shm_abandon(void);          /* MPI_Init failed: leave nothing in /dev/shm */
 void mp_shm_barrier(void);          /* all local ranks; used at init and finalize */
 int  mp_transports_poll(void);
+/* Same, leaving the packets from world rank `world` where they are (pt2pt's direct receive
+ * reads that queue itself). */
+int  mp_transports_poll_except(int world);
 /* The collective layer's slot of local rank `local` in the node segment (mp_shm_coll_slot_size
  * bytes, page aligned, zero at start).  Its protocol is the coll layer's (src/coll/). */
 void  *mp_shm_coll_slot(int local);

@@ -56,8 +56,6 @@ static void setup(void)
     mp_shm.nlocal = 2;
     mp_shm.mask = CELLS - 1;
     mp_shm.chunk_stride = sizeof(mp_chunk) + chunk;
-    mp_shm.send_pos = calloc(2, sizeof(uint32_t));
-    mp_shm.recv_pos = calloc(2, sizeof(uint32_t));
     mp_world.size = 2;
     mp_world.local_size = 2;
     mp_world.procs = calloc(2, sizeof(mp_proc));
@@ -219,7 +217,7 @@ static int run_pair(int mode)
     }
     child_pid = child;
     int me = child == 0 ? 1 : 0;
-    mp_shm.me = me;
+    mp_shm_attach_mapped(mp_shm.seg, mp_shm.map_size, me);   /* positions, ring pointers */
     mp_world.rank = me;
     mp_world.local_rank = me;
     rnd_state = 12345u + (unsigned)me * 777u + (unsigned)mode;

@@ -119,6 +119,12 @@ void mp_shm_attach_mapped(mp_seg *seg, size_t size, int me)
     mp_shm.chunk_stride = sizeof(mp_chunk) + seg->chunk_size;
     mp_shm.send_pos = mp_calloc(seg->nlocal, sizeof(uint32_t));
     mp_shm.recv_pos = mp_calloc(seg->nlocal, sizeof(uint32_t));
+    mp_shm.send_ring = mp_calloc(seg->nlocal, sizeof(mp_cell *));
+    mp_shm.recv_ring = mp_calloc(seg->nlocal, sizeof(mp_cell *));
+    for (int p = 0; p < mp_shm.nlocal; p++) {
+        mp_shm.send_ring[p] = mp_shm_ring(p, me);
+        mp_shm.recv_ring[p] = mp_shm_ring(me, p);
+    }
 }
 
 int mp_segment_create_or_attach(void)
@@ -191,4 +197,6 @@ void mp_segment_detach(void)
     mp_shm.seg = NULL;
     free(mp_shm.send_pos);
     free(mp_shm.recv_pos);
+    free(mp_shm.send_ring);
+    free(mp_shm.recv_ring);
 }

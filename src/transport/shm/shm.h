@@ -79,6 +79,8 @@ typedef struct mp_shm_state {
     size_t chunk_stride;                  /* sizeof(mp_chunk) + chunk size */
     uint32_t *send_pos;                   /* [peer] next cell index in ring(peer <- me) */
     uint32_t *recv_pos;                   /* [sender] next cell index in ring(me <- sender) */
+    mp_cell **send_ring;                  /* [peer] ring(peer <- me), computed once */
+    mp_cell **recv_ring;                  /* [sender] ring(me <- sender), computed once */
     uint32_t pool_next;                   /* where the chunk search starts */
     int poll_start;
     int cma;
@@ -103,6 +105,35 @@ static inline mp_chunk *mp_shm_chunk(int owner, uint32_t index)
     return (mp_chunk *)((char *)mp_shm.seg + mp_shm.seg->off_pools +
                         (size_t)owner * pool_bytes + (size_t)index * mp_shm.chunk_stride);
 }
+
+/* Direct access to one sender's ring for point-to-point's blocking receive (recv_direct in
+ * pt2pt/fast.c), under the ring protocol above: mp_shm_peek is the consumer's acquire of
+ * `full` on the oldest cell (NULL if that cell is empty); the caller reads the packet and then
+ * calls mp_shm_consume, which releases the chunk and the cell exactly as a poll does. */
+static inline mp_cell *mp_shm_peek(int sender)
+{
+    mp_cell *cell = mp_shm.recv_ring[sender] + (mp_shm.recv_pos[sender] & mp_shm.mask);
+    return atomic_load_explicit(&cell->full, memory_order_acquire) ? cell : NULL;
+}
+
+static inline const void *mp_shm_payload(int sender, const mp_cell *cell)
+{
+    return cell->chunk ? (const void *)(mp_shm_chunk(sender, cell->chunk - 1) + 1)
+                       : (const void *)cell->data;
+}
+
+static inline void mp_shm_consume(int sender, mp_cell *cell)
+{
+    mp_shm.recv_pos[sender]++;
+    if (cell->chunk)
+        atomic_store_explicit(&mp_shm_chunk(sender, cell->chunk - 1)->busy, 0,
+                              memory_order_release);
+    atomic_store_explicit(&cell->full, 0, memory_order_release);
+}
+
+/* One packet of `len` contiguous bytes to local rank `peer` (world rank `world_peer`): the
+ * transport's send without the datatype engine.  0 or MP_AGAIN. */
+int  mp_shm_send_bytes(int peer, int world_peer, const mp_hdr *hdr, const void *data, size_t len);
 
 int  mp_segment_create_or_attach(void);   /* segment.c */
 void mp_segment_layout(mp_seg *s, int nlocal);  /* sizes and offsets from mp_cfg */

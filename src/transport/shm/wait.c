@@ -145,7 +145,7 @@ void mp_shm_watch(atomic_uint *word, unsigned old)
 static int something_arrived(void)
 {
     for (int s = 0; s < mp_shm.nlocal; s++) {
-        mp_cell *cell = mp_shm_ring(mp_shm.me, s) + (mp_shm.recv_pos[s] & mp_shm.mask);
+        mp_cell *cell = mp_shm.recv_ring[s] + (mp_shm.recv_pos[s] & mp_shm.mask);
         if (atomic_load_explicit(&cell->full, memory_order_acquire))
             return 1;
     }
@@ -157,7 +157,7 @@ static int something_arrived(void)
 static int blocked_on_peer(void)
 {
     for (int p = 0; p < mp_shm.nlocal; p++) {
-        mp_cell *cell = mp_shm_ring(p, mp_shm.me) + (mp_shm.send_pos[p] & mp_shm.mask);
+        mp_cell *cell = mp_shm.send_ring[p] + (mp_shm.send_pos[p] & mp_shm.mask);
         if (atomic_load_explicit(&cell->full, memory_order_relaxed))
             return 1;
     }

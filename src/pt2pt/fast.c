@@ -1,0 +1,148 @@
+/* fast.c -- blocking send and receive without a request object, over shared memory.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * MPI_Send and MPI_Recv of small messages between two ranks of a node are dominated by
+ * bookkeeping: a request to allocate, queue, complete and recycle on both sides.  These two
+ * paths skip it when doing so cannot change what the program observes (docs/protocol.md,
+ * "Fast paths"); otherwise they return MP_AGAIN having changed nothing, and the caller takes
+ * the normal path.
+ *
+ *   mp_send_fast   one EAGER packet written straight into the peer's ring when the message
+ *                  fits one packet, is contiguous, and nothing is queued to that peer (no
+ *                  earlier send or control packet waiting, no request for sending to
+ *                  answer): the packet then takes exactly the place in the pair's order that
+ *                  the normal path would give it.  A full ring falls back.
+ *   mp_recv_direct reads the source's ring itself when no earlier posted receive could take
+ *                  a message from that source with this tag and no unexpected message
+ *                  matches: the first matching message from the source is then this
+ *                  receive's, by MPI's matching order.  It consumes the oldest packet of the
+ *                  ring only if that is a complete matching EAGER message with the expected
+ *                  sequence number; anything else (another tag or context, a rendezvous,
+ *                  fragments, a message longer than the buffer) is left in place for the
+ *                  normal path.  While the ring is empty it spins, and every POLL_EVERY spins
+ *                  polls everything else (other rings, queued sends, schedules) -- never the
+ *                  source's ring, so the source's messages cannot reach the unexpected queue
+ *                  behind its back; receives that progress may post are posted after this
+ *                  one and come after it in matching order.  When the spin stage of the
+ *                  waiting policy is over it falls back, and the normal path's wait goes on
+ *                  from there (yield, sleep) rather than spinning again.
+ *
+ * Under MPI_THREAD_MULTIPLE neither path is taken: another thread may post a receive or
+ * queue a send between the checks and the packet.
+ */
+#include "pt2pt/proto.h"
+#include "transport/shm/shm.h"
+#include <string.h>
+
+#define POLL_EVERY 16   /* spins of the direct receive between two full polls */
+
+void mp_fast_init_peer(mp_peer *peer, int world)
+{
+    mp_transport *tp = mp_world.procs[world].tp;
+    peer->shm_local = -1;
+    peer->fast_limit = 0;
+    if (tp != &mp_shm_transport)
+        return;
+    peer->shm_local = mp_world.procs[world].local;
+    size_t one_packet = tp->eager_max < tp->max_payload ? tp->eager_max : tp->max_payload;
+    peer->fast_limit = one_packet + 1;
+}
+
+static inline int world_of(const mp_comm *comm, int rank)
+{
+    return comm->is_inter ? comm->remote_world[rank] : comm->world[rank];
+}
+
+int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                 mp_comm *comm, int ctx_offset)
+{
+    int world = world_of(comm, dest);
+    mp_peer *peer = &mp_p2p.peers[world];
+    size_t bytes = mp_datatype_bytes(dt, count);
+    if (MP_UNLIKELY(mp_thread_multiple) || bytes >= peer->fast_limit || !dt->is_contig ||
+        peer->send_head || peer->ctrl_head || peer->sreqs)
+        return MP_AGAIN;
+    mp_hdr h;
+    h.type = MP_PKT_EAGER;
+    h.flags = 0;
+    h.reserved = 0;
+    h.ctx = comm->ctx + ctx_offset;
+    h.src = comm->rank;
+    h.tag = tag;
+    h.seq = peer->send_seq;
+    h.len = (uint32_t)bytes;
+    h.size = bytes;
+    h.cookie = 0;          /* standard mode: the receiver never answers this message */
+    h.addr = 0;
+    if (mp_shm_send_bytes(peer->shm_local, world, &h, (const char *)buf + dt->true_lb,
+                          bytes) != 0)
+        return MP_AGAIN;
+    peer->send_seq++;
+    mp_envelope *e = &peer->history[h.seq % MP_HISTORY];   /* as mp_sendreq_record */
+    e->ctx = h.ctx;
+    e->tag = tag;
+    mp_stat.msgs_sent++;
+    mp_stat.bytes_sent += bytes;
+    mp_stat.eager_msgs++;
+    mp_stat.eager_bytes += bytes;
+    return MPI_SUCCESS;
+}
+
+/* Could a receive posted earlier take a message from `source` with tag `tag` on `ctx`? */
+static int posted_could_match(int ctx, int source, int tag)
+{
+    for (const mp_request *q = mp_p2p.posted_head; q; q = q->next)
+        if (q->ctx == ctx && (q->peer == source || q->peer == MPI_ANY_SOURCE) &&
+            (q->tag == tag || q->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG))
+            return 1;
+    return 0;
+}
+
+/* The oldest packet from the source, if it is a whole eager message this receive takes. */
+static int takes(const mp_hdr *h, const mp_peer *peer, int ctx, int source, int tag,
+                 size_t capacity)
+{
+    return h->type == MP_PKT_EAGER && h->ctx == ctx && h->src == source &&
+           (tag == MPI_ANY_TAG || h->tag == tag) && h->len == h->size && h->size <= capacity &&
+           h->seq == peer->recv_seq;
+}
+
+/* *spins: the fruitless polls it spent, for the normal path's wait to go on from. */
+int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                   mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins)
+{
+    int world = world_of(comm, source);
+    mp_peer *peer = &mp_p2p.peers[world];
+    size_t capacity = mp_datatype_bytes(dt, count);
+    int ctx = comm->ctx + ctx_offset;
+    if (MP_UNLIKELY(mp_thread_multiple) || peer->fast_limit == 0 || !dt->is_contig ||
+        peer->in_req || peer->in_unexp)
+        return MP_AGAIN;
+    /* The normal path would send a request for sending (sendreq.c): keep its remote write. */
+    if (mp_cfg.sendreq && capacity >= mp_cfg.sendreq_min && peer->tp->single_copy)
+        return MP_AGAIN;
+    if ((mp_p2p.unexp_head && mp_match_unexpected(ctx, source, tag, 0)) ||
+        (mp_p2p.posted_head && posted_could_match(ctx, source, tag)))
+        return MP_AGAIN;
+    int local = peer->shm_local;
+    for (;;) {
+        mp_cell *cell = mp_shm_peek(local);
+        if (cell) {
+            const mp_hdr *h = &cell->hdr;
+            if (!takes(h, peer, ctx, source, tag, capacity))
+                return MP_AGAIN;
+            if (h->flags & MP_HDR_SYNC)
+                mp_send_reply(world, MP_PKT_ACK, h->cookie, 0);
+            if (h->len)
+                memcpy((char *)buf + dt->true_lb, mp_shm_payload(local, cell), h->len);
+            mp_status_message(status, h->src, h->tag, h->size);
+            peer->recv_seq++;
+            mp_shm_consume(local, cell);
+            return MPI_SUCCESS;
+        }
+        if (!mp_idle_spin(spins))
+            return MP_AGAIN;
+        if (*spins % POLL_EVERY == 0)
+            mp_poll_except(world);
+    }
+}
