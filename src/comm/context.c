@@ -250,6 +250,7 @@ struct mp_ctx_nb {
 
 static mp_ctx_nb *nb_head;
 static int nb_in_hook;
+static int nb_listed;                 /* nb_head != NULL: the progress hook's gate */
 
 static mp_datatype *bytes_dt(void)
 {
@@ -502,6 +503,7 @@ static int nb_progress(void)
             pp = &a->next;
         }
     }
+    nb_listed = nb_head != NULL;
     nb_in_hook = 0;
     return events;
 }
@@ -524,7 +526,7 @@ static void nb_launch(mp_ctx_nb *a)
 {
     static int registered;
     if (!registered) {
-        mp_progress_register(nb_progress);
+        mp_progress_register_gated(nb_progress, &nb_listed);   /* idle polls skip it */
         registered = 1;
     }
     a->reserved_ids[0] = a->reserved_ids[1] = -1;
@@ -544,6 +546,7 @@ static void nb_launch(mp_ctx_nb *a)
     while (*pp)
         pp = &(*pp)->next;
     *pp = a;
+    nb_listed = 1;
 }
 
 static mp_ctx_nb *nb_new(mp_comm *parent, int count, mp_ctx_done_fn *done, void *arg)
