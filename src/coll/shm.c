@@ -391,8 +391,12 @@ static int allgather_direct(shm_view *v, const void *sbuf, MPI_Aint scount, mp_d
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Barrier: everyone signals member 0, member 0 releases everyone.  The node-aware barrier    */
-/* runs the two halves on the node view with the leaders' barrier between them.               */
+/* Barrier.  Up to BARRIER_ALL_MAX members, one step: everyone publishes its arrival and     */
+/* waits for everybody else's -- whoever arrives last leaves at once, and nobody waits for a  */
+/* rank that must be scheduled to release the others (with more ranks than cores that rank    */
+/* often is not running).  Larger ones: everyone signals member 0, member 0 releases          */
+/* everyone (n-1 reads per member would cost n^2 cache-line moves).  The node-aware barrier   */
+/* runs those two halves on the node view with the leaders' barrier between them.            */
 /* ------------------------------------------------------------------------------------------ */
 static void barrier_arrive(shm_view *v)
 {
@@ -423,12 +427,31 @@ static void barrier_release(shm_view *v)
     }
 }
 
+#define BARRIER_ALL_MAX 8
+
+static void barrier_all(shm_view *v)
+{
+    uint32_t step = next_step(v, 0);
+    shm_cell *mine = cell_of(v, v->me, step);
+    publish_begin(mine);
+    publish_end(mine, stamp_of(v, step), (unsigned)v->size - 1);
+    for (int k = 1; k < v->size; k++) {
+        shm_cell *c = cell_of(v, (v->me + k) % v->size, step);
+        read_begin(c, stamp_of(v, step));
+        read_end(c);
+    }
+}
+
 int mp_coll_shm_barrier(mp_comm *comm)
 {
     shm_view *v;
     int err = view_all(comm, &v);
     if (err != MPI_SUCCESS)
         return err;
+    if (v->size <= BARRIER_ALL_MAX) {
+        barrier_all(v);
+        return MPI_SUCCESS;
+    }
     barrier_arrive(v);
     barrier_release(v);
     return MPI_SUCCESS;
