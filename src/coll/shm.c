@@ -70,7 +70,9 @@
  * not just write, so the pull finds it clean in the owner's cache: that halved the cost of a
  * 64 KiB allgather on 2 ranks -- else a packed copy), readers pull it with one
  * process_vm_readv each, and the owner leaves the collective only after its readers_left has
- * dropped to 0 (its buffer must stay valid until then).  That makes a 1 MiB collective two or
+ * dropped to 0 (its buffer must stay valid until then).  A broadcast between two members
+ * splits the copy between both cores: the root writes the second half into the receiver's
+ * buffer while the receiver pulls the first (1 MiB: 59 -> 38 us).  That makes a 1 MiB collective two or
  * three synchronisations instead of dozens of chunk hand-offs, which matters most when the
  * node is oversubscribed and every hand-off may cost a time slice.
  *
@@ -344,8 +346,44 @@ static const char *packed_source(const void *buf, MPI_Aint count, mp_datatype *d
     return *tmp;
 }
 
+/* Two members: the reader pulls the first half while the root writes the second half into
+ * the reader's buffer (process_vm_writev), so both cores copy and the call takes about half
+ * of one pull.  Both publish an address; the reader's is 0 when its buffer is not contiguous,
+ * and then it pulls everything.  Each side's read_end on the other's cell says "done with
+ * your buffer", and each waits for it before returning. */
+static int bcast_direct_pair(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt, int root)
+{
+    uint32_t step = next_step(v, sizeof(uint64_t));
+    int peer = 1 - v->me, err = MPI_SUCCESS;
+    size_t total = mp_datatype_bytes(dt, count), split = total / 2;
+    if (v->me == root) {
+        char *tmp;
+        const char *src = packed_source(buf, count, dt, &tmp);
+        publish_addr(v, step, src, 1);
+        uint64_t dst = addr_of(v, peer, step);
+        if (dst) {
+            struct iovec iov = { (char *)src + split, total - split };
+            err = mp_shm_transport.write(v->comm->world[v->map ? v->map[peer] : peer],
+                                         dst + split, &iov, 1);
+        }
+        read_end(cell_of(v, peer, step));
+        wait_readers(cell_of(v, v->me, step));
+        free(tmp);
+        return err;
+    }
+    char *dst = contig_range(buf, count, dt);
+    publish_addr(v, step, dst, 1);
+    uint64_t src = addr_of(v, root, step);
+    err = dst ? pull(v, root, src, dst, split) : pull_typed(v, root, src, buf, count, dt);
+    read_end(cell_of(v, root, step));
+    wait_readers(cell_of(v, v->me, step));
+    return err;
+}
+
 static int bcast_direct(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt, int root)
 {
+    if (v->size == 2 && mp_shm_transport.write)
+        return bcast_direct_pair(v, buf, count, dt, root);
     uint32_t step = next_step(v, sizeof(uint64_t));
     if (v->me == root) {
         char *tmp;

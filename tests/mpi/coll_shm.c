@@ -83,6 +83,28 @@ static void round_on(tc *t, long n, int salt)
     for (long i = 0; i < nv; i++) { b[3 * i] = me == root ? val(7, i, salt) : -1; b[3 * i + 1] = HOLE; b[3 * i + 2] = me == root ? -val(7, i, salt) : -1; }
     CHECK(MPI_Bcast(b, (int)nv, vec, root, t->comm));
     for (long i = 0; i < nv; i++) if (b[3 * i] != val(7, i, salt) || b[3 * i + 1] != HOLE || b[3 * i + 2] != -val(7, i, salt)) FAIL("%s bcast vec i=%ld", t->name, i);
+    /* the same signature, contiguous on one side and strided on the other: on two ranks the
+     * root writes half into a contiguous receiver and a strided one pulls everything.  Not on
+     * simulated nodes: the node-aware two_stage bcast fails on mixed types from about 100000
+     * elements (MPI_ERR_TRUNCATE; a known bug, see bench/target-notes.md) */
+    int vec_side = salt % 2;           /* 1: the root sends ints, the others receive vec */
+    if (!getenv("MEMPI_NODE_SIZE")) {
+        for (long i = 0; i < nv; i++) {
+            if (me == root && vec_side) { b[2 * i] = val(8, i, salt); b[2 * i + 1] = -val(8, i, salt); }
+            else if (me == root) { b[3 * i] = val(8, i, salt); b[3 * i + 1] = HOLE; b[3 * i + 2] = -val(8, i, salt); }
+            else if (vec_side) { b[3 * i] = -1; b[3 * i + 1] = HOLE; b[3 * i + 2] = -1; }
+            else { b[2 * i] = -1; b[2 * i + 1] = -1; }
+        }
+        int as_vec = (me == root) != vec_side;
+        if (as_vec) CHECK(MPI_Bcast(b, (int)nv, vec, root, t->comm));
+        else CHECK(MPI_Bcast(b, (int)(2 * nv), MPI_INT, root, t->comm));
+        if (me != root)
+            for (long i = 0; i < nv; i++) {
+                int a0 = as_vec ? b[3 * i] : b[2 * i], a1 = as_vec ? b[3 * i + 2] : b[2 * i + 1];
+                if (a0 != val(8, i, salt) || a1 != -val(8, i, salt) || (as_vec && b[3 * i + 1] != HOLE))
+                    FAIL("%s bcast mixed types (receiver %s) i=%ld", t->name, as_vec ? "vec" : "ints", i);
+            }
+    }
     free(b);
 
     /* allreduce sum, alternately in place */
