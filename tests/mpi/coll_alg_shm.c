@@ -7,7 +7,8 @@
  * The checks live in coll_suite.c; this file only picks the configurations above (the
  * test runner runs each mempi-test line as its own job, with env= set): the default slot
  * (data above 64 KiB per rank moves by single copy), 4 KiB and 16 KiB slots without single
- * copy (0.9 / 3.9 KiB cells: larger data is pipelined through the cells in many chunks), and
+ * copy (0.6 / 2.9 KiB big cells and 4 / 16 small ones: larger data is pipelined through the
+ * cells in many chunks, and the ring of small cells wraps often), and
  * simulated nodes (the host is still shared, so a forced shm still applies).  Nonblocking
  * calls and the MINLOC type (not contiguous) fall back to the message algorithms.
  */
