@@ -59,8 +59,8 @@ static MPI_Aint piece_lo(MPI_Aint r, MPI_Aint chunk, MPI_Aint count)
     return lo < count ? lo : count;
 }
 
-static void build_bcast_scatter_allgather(mp_sched *s, const mp_team *t, void *buf,
-                                          MPI_Aint count, mp_datatype *dt, int root)
+static void scatter_allgather_pieces(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
+                                     mp_datatype *dt, int root)
 {
     int n = t->size, rel = (t->rank - root + n) % n;
     MPI_Aint chunk = (count + n - 1) / n;
@@ -97,11 +97,38 @@ static void build_bcast_scatter_allgather(mp_sched *s, const mp_team *t, void *b
     mp_build_allgatherv_ring(s, t, buf, counts, displs, dt);
 }
 
+/* Scatter + allgather cuts the message into pieces, which must be the same bytes on every
+ * rank even when the root's (count, datatype) differs from a receiver's with the same type
+ * signature (1 x contiguous(1000, MPI_INT) against 1000 x MPI_INT).  So the pieces are cut in
+ * bytes of the packed message: a contiguous buffer is used in place as bytes; any other is
+ * packed into a scratch buffer first (root) and unpacked from it at the end (receivers). */
+static void build_bcast_scatter_allgather(mp_sched *s, const mp_team *t, void *buf,
+                                          MPI_Aint count, mp_datatype *dt, int root)
+{
+    mp_datatype *byte = mp_datatype_get(MPI_BYTE);
+    MPI_Aint nbytes = (MPI_Aint)mp_datatype_bytes(dt, count);
+    if (dt->is_contig) {
+        scatter_allgather_pieces(s, t, (char *)buf + dt->true_lb, nbytes, byte, root);
+        return;
+    }
+    char *bytes = mp_sched_alloc(s, (size_t)nbytes);
+    if (t->rank == root) {
+        mp_sched_copy(s, buf, count, dt, bytes, nbytes, byte);
+        mp_sched_fence(s);
+    }
+    scatter_allgather_pieces(s, t, bytes, nbytes, byte, root);
+    if (t->rank != root) {
+        mp_sched_fence(s);
+        mp_sched_copy(s, bytes, nbytes, byte, buf, count, dt);
+        mp_sched_fence(s);
+    }
+}
+
 /* Flat broadcast over a team, choosing by size. */
 static void build_bcast_flat(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
                              mp_datatype *dt, int root)
 {
-    if (mp_datatype_bytes(dt, count) >= SCATTER_ALLGATHER_MIN && count >= t->size && t->size > 2)
+    if (mp_datatype_bytes(dt, count) >= SCATTER_ALLGATHER_MIN && t->size > 2)
         build_bcast_scatter_allgather(s, t, buf, count, dt, root);
     else
         mp_build_bcast_binomial(s, t, buf, count, dt, root);
@@ -144,8 +171,8 @@ static int build_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp
     mp_coll_args a = { mp_datatype_bytes(dt, count), count, 1 };
     mp_team t = mp_team_all(comm);
     int alg = mp_coll_select(MP_COLL_BCAST, comm, &a);
-    if (alg == MP_BCAST_SCATTER_ALLGATHER && count < comm->size)
-        alg = MP_BCAST_BINOMIAL;      /* fewer elements than ranks */
+    if (alg == MP_BCAST_SCATTER_ALLGATHER && a.bytes < (size_t)comm->size)
+        alg = MP_BCAST_BINOMIAL;      /* fewer bytes than ranks */
     switch (alg) {
     case MP_BCAST_TWO_STAGE:
         build_bcast_two_stage(s, comm, buf, count, dt, root, 1);

@@ -90,7 +90,8 @@ static int rule_bcast(mp_comm *c, const mp_coll_args *a)
         return MP_BCAST_SHM;
     if (node_aware(c))
         return MP_BCAST_TWO_STAGE;           /* each stage picks binomial / scatter by size */
-    if (a->bytes < 12288 || c->size <= 2 || a->count < c->size)
+    /* not a->count: the root's and a receiver's counts may differ (same signature) */
+    if (a->bytes < 12288 || c->size <= 2)
         return MP_BCAST_BINOMIAL;
     return MP_BCAST_SCATTER_ALLGATHER;
 }

@@ -422,7 +422,6 @@ void mp_net_check_liveness(void)
     }
 }
 
-/* Progress until done() is true. */
 /* fi_trywait says whether sleeping is safe: it fails when completions are ready or the
  * provider has progress to make first (then the caller polls instead of sleeping). */
 int mp_net_sleep_prepare(void)
@@ -443,6 +442,7 @@ void mp_net_sleep_commit(unsigned timeout_us)
     ppoll(&pfd, 1, &ts, NULL);
 }
 
+/* Progress until done() is true. */
 static void drive(int (*done)(void))
 {
     unsigned spins = 0;
