@@ -32,12 +32,9 @@
  * (mp_shm_watch).  Plain mp_idle and mp_wait_flag never sleep -- their callers may wait for
  * a flag some peer stores in the segment (shared-memory collectives) or for the network,
  * neither of which rings our futex -- they spin, then yield.  A rank blocked on a full queue
- * yields instead of sleeping too (the peer that drains it does not wake us).  When some
- * ranks of the job are reached through the network, network arrivals do not ring the futex
- * either: such a rank sleeps instead in ppoll on the network completion queue's file
- * descriptor (mp_net_sleep_*, after fi_trywait), which an arriving network packet ends at
- * once; node-local packets do not end it, so its timeout is NET_SLEEP_US_LOCAL_PEERS when the
- * rank has peers on its node.  Without that descriptor such ranks never sleep, they yield.
+ * yields instead of sleeping too (the peer that drains it does not wake us), and when some
+ * ranks of the job are reached through the network nothing sleeps, because network arrivals
+ * do not ring the futex either.
  *
  * A rank that polls without blocking -- MPI_Test or MPI_Iprobe in a loop -- never calls
  * mp_idle, so mp_progress itself yields the core after `test_polls` fruitless polls in a
@@ -84,7 +81,6 @@
 
 #define MP_MAX_HOOKS 8
 #define MP_SLEEP_TIMEOUT_US      2000u          /* safety net: a missed wake costs <= 2 ms */
-#define NET_SLEEP_US_LOCAL_PEERS 100u           /* network sleep when node-local packets can come */
 #define OVERSUB_SPIN             0u             /* polls before yielding when oversubscribed */
 #define AUTO_YIELD_NS_OVERSUB    200000ull      /* yield this long before sleeping */
 #define AUTO_YIELD_NS_OWN_CORE   20000000ull
@@ -263,29 +259,8 @@ static void yield_core(void)
     }
 }
 
-/* Jobs with ranks on other hosts sleep on the network's descriptor instead of the futex,
- * for at most net_sleep_us (0: they do not sleep at all, they yield). */
-static unsigned net_sleep_us;
-
-static void sleep_on_network(void)
-{
-    int verdict = mp_net_sleep_prepare();
-    if (verdict == MP_NET_SLEEP_OK) {
-        int depth = MP_UNLIKELY(mp_thread_multiple) ? release_for_wait() : 0;
-        atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
-        mp_net_sleep_commit(net_sleep_us);
-        mp_lock_reacquire(depth);
-    } else if (verdict == MP_NET_SLEEP_NONE) {
-        yield_core();
-    }
-}
-
 static void sleep_until_delivery(void)
 {
-    if (net_sleep_us) {
-        sleep_on_network();
-        return;
-    }
     unsigned word;
     /* counted before mp_shm_sleep_prepare reads the futex word (see the top) */
     atomic_fetch_add_explicit(&local_sleepers, 1, memory_order_seq_cst);
@@ -442,17 +417,9 @@ void mp_wait_policy_init(void)
         policy.yield_ns = oversubscribed ? AUTO_YIELD_NS_OVERSUB : AUTO_YIELD_NS_OWN_CORE;
         break;
     }
-    net_sleep_us = 0;
-    if (remote && policy.yield_ns != NEVER) {
-        /* Network arrivals do not ring the futex: sleep in ppoll on the completion queue's
-         * descriptor instead, which a local packet does not end -- hence the short timeout
-         * when this rank has peers on its node.  Without a descriptor, yield. */
-        if (mp_net_sleep_prepare() != MP_NET_SLEEP_NONE)
-            net_sleep_us = mp_world.local_size > 1 ? NET_SLEEP_US_LOCAL_PEERS : MP_SLEEP_TIMEOUT_US;
-        else
-            policy.yield_ns = NEVER;
-    }
-    int cheap = mp_shm_wait_init(policy.yield_ns == NEVER || net_sleep_us ? MP_SLEEPS_NEVER :
+    if (remote && policy.yield_ns != NEVER)
+        policy.yield_ns = NEVER;    /* yield instead (a network wake-up is future work) */
+    int cheap = mp_shm_wait_init(policy.yield_ns == NEVER ? MP_SLEEPS_NEVER :
                                  policy.yield_ns == 0 ? MP_SLEEPS_OFTEN : MP_SLEEPS_RARELY);
     if (mp_cfg.verbose)
         atexit(report_sleeps);

@@ -95,13 +95,6 @@ extern mp_transport mp_shm_transport;
 extern mp_transport mp_net_transport;
 int  mp_net_init(void);             /* after mp_shm_init; collective over the job */
 void mp_net_finalize(void);         /* after the last packet was handed over; collective */
-/* Sleeping until the network has something (core/progress.c): prepare says whether it may
- * (NONE: no network or the provider has no file descriptor to wait on; BUSY: completions are
- * ready, poll instead); commit then blocks in ppoll on the completion queue's descriptor until
- * it signals or timeout_us pass.  Commit may run without the library lock. */
-enum { MP_NET_SLEEP_NONE, MP_NET_SLEEP_OK, MP_NET_SLEEP_BUSY };
-int  mp_net_sleep_prepare(void);
-void mp_net_sleep_commit(unsigned timeout_us);
 
 /* Transport set-up, in MPI_Init order.  mp_shm_init maps the node segment. */
 int  mp_shm_init(void);

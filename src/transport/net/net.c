@@ -27,7 +27,6 @@
  * a stub: a job whose ranks span hosts stops at MPI_Init saying how to get the net transport.
  */
 #include "transport/net/net.h"
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,16 +45,6 @@ int mp_net_init(void)
 
 void mp_net_finalize(void)
 {
-}
-
-int mp_net_sleep_prepare(void)
-{
-    return MP_NET_SLEEP_NONE;
-}
-
-void mp_net_sleep_commit(unsigned timeout_us)
-{
-    (void)timeout_us;
 }
 
 #else
@@ -207,21 +196,11 @@ static int open_endpoint(void)
         return fi_fail("fi_fabric", rc);
     if ((rc = fi_domain(mp_net.fabric, info, &mp_net.domain, NULL)))
         return fi_fail("fi_domain", rc);
-    /* A file descriptor to sleep on (mp_net_sleep) when the provider offers one; polling
-     * works the same either way. */
     struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA,
                                   .size = (size_t)(mp_net.nsend + mp_net.nrecv) + 64,
-                                  .wait_obj = FI_WAIT_FD };
-    mp_net.wait_fd = -1;
-    if (fi_cq_open(mp_net.domain, &cq_attr, &mp_net.cq, NULL) == 0) {
-        int fd = -1;
-        if (fi_control(&mp_net.cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0)
-            mp_net.wait_fd = fd;
-    } else {
-        cq_attr.wait_obj = FI_WAIT_NONE;
-        if ((rc = fi_cq_open(mp_net.domain, &cq_attr, &mp_net.cq, NULL)))
-            return fi_fail("fi_cq_open", rc);
-    }
+                                  .wait_obj = FI_WAIT_NONE };
+    if ((rc = fi_cq_open(mp_net.domain, &cq_attr, &mp_net.cq, NULL)))
+        return fi_fail("fi_cq_open", rc);
     struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = (size_t)mp_world.size };
     if ((rc = fi_av_open(mp_net.domain, &av_attr, &mp_net.av, NULL)))
         return fi_fail("fi_av_open", rc);
@@ -420,26 +399,6 @@ void mp_net_check_liveness(void)
         if (beat && p->may_beat && !mp_net.closing && mp_net_send_ctrl(w, MP_NET_CREDIT) == 0)
             p->may_beat = 0;
     }
-}
-
-/* fi_trywait says whether sleeping is safe: it fails when completions are ready or the
- * provider has progress to make first (then the caller polls instead of sleeping). */
-int mp_net_sleep_prepare(void)
-{
-    if (!mp_net.active || mp_net.wait_fd < 0)
-        return MP_NET_SLEEP_NONE;
-    struct fid *fids[1] = { &mp_net.cq->fid };
-    return fi_trywait(mp_net.fabric, fids, 1) == FI_SUCCESS ? MP_NET_SLEEP_OK : MP_NET_SLEEP_BUSY;
-}
-
-/* The timeout bounds the wait for what the descriptor does not announce: packets from ranks
- * on this node, which ring the shared-memory futex instead. */
-void mp_net_sleep_commit(unsigned timeout_us)
-{
-    struct pollfd pfd = { .fd = mp_net.wait_fd, .events = POLLIN };
-    struct timespec ts = { .tv_sec = timeout_us / 1000000u,
-                           .tv_nsec = (long)(timeout_us % 1000000u) * 1000 };
-    ppoll(&pfd, 1, &ts, NULL);
 }
 
 /* Progress until done() is true. */

@@ -114,7 +114,6 @@ typedef struct mp_net_state {
     struct fid_ep *ep;
     struct fid_av *av;
     struct fid_cq *cq;
-    int wait_fd;                      /* the CQ's wait object (FI_WAIT_FD), -1 if none */
     struct fid_mr *mr;                /* the buffer pools, when the provider wants FI_MR_LOCAL */
     void *desc;
     char *pool;                       /* send and receive buffers, one allocation */
