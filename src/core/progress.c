@@ -292,19 +292,28 @@ int mp_progress(void)
     return events;
 }
 
+/* For waits that poll something narrower than mp_progress (pt2pt's direct receive): one
+ * step of the spin stage, or 0 when that stage is over and the caller must wait the general
+ * way (mp_idle*, which yields and sleeps). */
+int mp_idle_spin(unsigned *spins)
+{
+    if (!policy.spin_forever && *spins >= policy.spin_polls)
+        return 0;
+    (*spins)++;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    return 1;
+}
+
 /* The stage is kept in *spins: below spin_polls we spin; from there on we yield, until
  * yield_ns have passed since the first yield, and then sleep (*spins = UINT_MAX). */
 static void idle(unsigned *spins, int may_sleep)
 {
     if (fruitless_tests)
         fruitless_tests = 0;                /* a blocking wait manages the core itself */
-    if (policy.spin_forever || *spins < policy.spin_polls) {
-        (*spins)++;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
+    if (mp_idle_spin(spins))
         return;
-    }
     if (*spins == UINT32_MAX && may_sleep) {
         sleep_until_delivery();
         return;
@@ -321,20 +330,6 @@ static void idle(unsigned *spins, int may_sleep)
         *spins = UINT32_MAX;                    /* sleep from the next fruitless poll on */
     }
     yield_core();
-}
-
-/* For waits that poll something narrower than mp_progress (pt2pt's direct receive): one
- * step of the spin stage, or 0 when that stage is over and the caller must wait the general
- * way (mp_idle*, which yields and sleeps). */
-int mp_idle_spin(unsigned *spins)
-{
-    if (!policy.spin_forever && *spins >= policy.spin_polls)
-        return 0;
-    (*spins)++;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    return 1;
 }
 
 int mp_poll_except(int world)

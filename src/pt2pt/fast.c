@@ -78,24 +78,12 @@ int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int
                           bytes) != 0)
         return MP_AGAIN;
     peer->send_seq++;
-    mp_envelope *e = &peer->history[h.seq % MP_HISTORY];   /* as mp_sendreq_record */
-    e->ctx = h.ctx;
-    e->tag = tag;
+    mp_sendreq_record(peer, h.seq, h.ctx, tag);
     mp_stat.msgs_sent++;
     mp_stat.bytes_sent += bytes;
     mp_stat.eager_msgs++;
     mp_stat.eager_bytes += bytes;
     return MPI_SUCCESS;
-}
-
-/* Could a receive posted earlier take a message from `source` with tag `tag` on `ctx`? */
-static int posted_could_match(int ctx, int source, int tag)
-{
-    for (const mp_request *q = mp_p2p.posted_head; q; q = q->next)
-        if (q->ctx == ctx && (q->peer == source || q->peer == MPI_ANY_SOURCE) &&
-            (q->tag == tag || q->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG))
-            return 1;
-    return 0;
 }
 
 /* The oldest packet from the source, if it is a whole eager message this receive takes. */
@@ -122,7 +110,7 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
     if (mp_cfg.sendreq && capacity >= mp_cfg.sendreq_min && peer->tp->single_copy)
         return MP_AGAIN;
     if ((mp_p2p.unexp_head && mp_match_unexpected(ctx, source, tag, 0)) ||
-        (mp_p2p.posted_head && posted_could_match(ctx, source, tag)))
+        (mp_p2p.posted_head && mp_posted_earlier_could_match(ctx, source, tag, NULL)))
         return MP_AGAIN;
     int local = peer->shm_local;
     for (;;) {

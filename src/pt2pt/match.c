@@ -41,6 +41,19 @@ void mp_posted_remove(mp_request *req)
     req->next = req->prev = NULL;
 }
 
+/* Could a receive posted before `stop` (NULL: any posted receive) take a message from `src`
+ * with tag `tag` on `ctx`?  Tags overlap when equal or either is MPI_ANY_TAG (`tag` may be
+ * MPI_ANY_TAG for a receive asking about itself).  The rule behind SREQ eligibility and the
+ * direct receive: if no earlier receive could, the source's first matching message is ours. */
+int mp_posted_earlier_could_match(int ctx, int src, int tag, const mp_request *stop)
+{
+    for (const mp_request *q = mp_p2p.posted_head; q && q != stop; q = q->next)
+        if (q->ctx == ctx && (q->peer == src || q->peer == MPI_ANY_SOURCE) &&
+            (q->tag == tag || q->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG))
+            return 1;
+    return 0;
+}
+
 mp_request *mp_match_posted(int ctx, int src, int tag)
 {
     for (mp_request *r = mp_p2p.posted_head; r; r = r->next)

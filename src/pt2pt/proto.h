@@ -90,6 +90,7 @@ extern mp_pt2pt_state mp_p2p;
 /* match.c */
 mp_request *mp_match_posted(int ctx, int src, int tag);            /* removes it */
 mp_unexp   *mp_match_unexpected(int ctx, int src, int tag, int remove);
+int         mp_posted_earlier_could_match(int ctx, int src, int tag, const mp_request *stop);
 void        mp_posted_append(mp_request *req);
 void        mp_posted_remove(mp_request *req);
 void        mp_unexp_append(mp_unexp *u);
@@ -125,7 +126,7 @@ void mp_sendreq_maybe_post(mp_request *req);             /* receiver: after post
 void mp_sendreq_on_sreq(int world, const mp_hdr *hdr);   /* sender: an SREQ arrived */
 int  mp_sendreq_take(mp_peer *peer, mp_request *req);    /* sender: use one for req? */
 void mp_sendreq_on_cancel(int world, const mp_hdr *hdr); /* sender: SRCANCEL arrived */
-void mp_sendreq_record(mp_peer *peer, const mp_request *req); /* sender: history */
+void mp_sendreq_record(mp_peer *peer, uint32_t seq, int ctx, int tag); /* sender: history */
 
 /* cancel.c */
 int  mp_cancel(mp_request *req);

@@ -289,7 +289,7 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
     req->world_peer = world;
     mp_peer *peer = &mp_p2p.peers[world];
     req->seq = peer->send_seq++;
-    mp_sendreq_record(peer, req);
+    mp_sendreq_record(peer, req->seq, req->ctx, req->tag);
     mp_transport *tp = peer->tp;
 
     mp_stat.msgs_sent++;

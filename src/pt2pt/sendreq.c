@@ -36,11 +36,11 @@ static int tags_overlap(int a, int b)
     return a == MPI_ANY_TAG || b == MPI_ANY_TAG || a == b;
 }
 
-void mp_sendreq_record(mp_peer *peer, const mp_request *req)
+void mp_sendreq_record(mp_peer *peer, uint32_t seq, int ctx, int tag)
 {
-    mp_envelope *e = &peer->history[req->seq % MP_HISTORY];
-    e->ctx = req->ctx;
-    e->tag = req->tag;
+    mp_envelope *e = &peer->history[seq % MP_HISTORY];
+    e->ctx = ctx;
+    e->tag = tag;
 }
 
 void mp_sendreq_maybe_post(mp_request *req)
@@ -52,10 +52,8 @@ void mp_sendreq_maybe_post(mp_request *req)
     mp_peer *peer = &mp_p2p.peers[world];
     if (!peer->tp->single_copy || peer->tp->write == NULL)
         return;
-    for (mp_request *q = mp_p2p.posted_head; q && q != req; q = q->next)
-        if (q->ctx == req->ctx && (q->peer == req->peer || q->peer == MPI_ANY_SOURCE) &&
-            tags_overlap(q->tag, req->tag))
-            return;                       /* rule 1 */
+    if (mp_posted_earlier_could_match(req->ctx, req->peer, req->tag, req))
+        return;                           /* rule 1 */
     mp_hdr h;
     memset(&h, 0, sizeof h);
     h.type = MP_PKT_SREQ;
