@@ -260,9 +260,10 @@ def check_nodes(med, noisy):
     rows = []
     for case in sorted({k[0] for k in med if k[0].startswith("nodes")}, key=case_order):
         ppn = int(case.split("x")[1])
-        for name, sizes, wanted, ok in (("latency", (0, 8), "<= 1.00", lambda r: r <= 1.0),
-                                        ("bw", (65536, 1048576, 4194304), ">= 1.00", lambda r: r >= 1.0)):
+        for name, sizes, want, ok in (("latency", (0, 8), "<= 1.00", lambda r: r <= 1.0),
+                                      ("bw", (65536, 1048576, 4194304), ">= 1.00", lambda r: r >= 1.0)):
             for size in sizes:
+                wanted = want
                 per = med.get((case, name, size), {})
                 peer = min((p for p in PEERS if p in per), default=None,
                            key=lambda p: -per[p] if name == "bw" else per[p])
@@ -270,6 +271,8 @@ def check_nodes(med, noisy):
                     continue
                 ratio = per["mempi"] / per[peer]
                 verdict = "met" if ok(ratio) else "NOT MET: measured ratio %.2f" % ratio
+                if ppn > 1:   # all namespace nodes share 2 cores: P/2 pairs at once oversubscribe
+                    wanted, verdict = "-", "informative (more than 1 rank per node: oversubscribed)"
                 if (case, name, size) in noisy:
                     verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
                 rows.append(("inter-node %s no worse than the faster peer" % name, case,

@@ -18,7 +18,7 @@
  *                       broadcast inside each node.  Generalised to any ranks per node and
  *                       any number of nodes; needs a commutative op or a blocked layout.
  *   shm                 (blocking calls on one host, contiguous types) reduce in place in
- *                       the shared segment: shm.c.  A blocking btree4 on one host does its
+ *                       the shared segment: shm.c.  A blocking btree4 (one host or several) does its
  *                       node-local reduce and broadcast through shm as well.
  * An algorithm whose condition does not hold falls back to recursive doubling, also when
  * forced through MEMPI_COLL_ALLREDUCE.
@@ -235,7 +235,7 @@ static int build_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *r
     return MPI_SUCCESS;
 }
 
-/* Blocking B-Tree-4 on one host: shm reduce inside each node to its leader, messages among
+/* Blocking B-Tree-4 (one host or several): shm reduce inside each node to its leader, messages among
  * the leaders, shm broadcast inside each node. */
 static int allreduce_btree4_shm(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
                                 MPI_Op op, mp_comm *comm)
@@ -260,7 +260,7 @@ int mp_iallreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
         int alg = mp_coll_select(MP_COLL_ALLREDUCE, comm, &shm);
         if (alg == MP_ALLREDUCE_SHM)
             return mp_coll_shm_allreduce(sbuf, rbuf, count, dt, op, comm);
-        if (alg == MP_ALLREDUCE_BTREE4 && shm.shm_fits && mp_coll_shm_usable(comm) &&
+        if (alg == MP_ALLREDUCE_BTREE4 && shm.shm_fits && mp_coll_shm_node_usable(comm) &&
             (shm.commutative || mp_coll_state_of(comm)->blocked))
             return allreduce_btree4_shm(sbuf, rbuf, count, dt, op, comm);
     }

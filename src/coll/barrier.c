@@ -40,7 +40,7 @@ static void build_barrier_node(mp_sched *s, mp_comm *comm)
     mp_sched_fence(s);
 }
 
-/* Blocking node barrier on one host: flags inside each node, messages among the leaders. */
+/* Blocking node barrier: flags inside each node (shm node view), messages among the leaders. */
 static int barrier_node_shm(mp_comm *comm)
 {
     mp_team leaders = mp_team_leaders(comm);
@@ -60,7 +60,7 @@ int mp_ibarrier(mp_comm *comm, mp_request **req)
         int alg = mp_coll_select(MP_COLL_BARRIER, comm, &shm);
         if (alg == MP_BARRIER_SHM)
             return mp_coll_shm_barrier(comm);
-        if (alg == MP_BARRIER_NODE && mp_coll_shm_usable(comm))
+        if (alg == MP_BARRIER_NODE && mp_coll_shm_node_usable(comm))
             return barrier_node_shm(comm);
     }
     mp_sched *s = mp_sched_new(comm);

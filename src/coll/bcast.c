@@ -14,7 +14,8 @@
  *   linear             the root sends to everybody (reference / tiny communicators).
  *   shm                (blocking calls on one host) the root packs the data into its shared
  *                      slot chunk by chunk, the others unpack it: shm.c.
- * A blocking two_stage broadcast whose ranks share the host runs its node stage with shm.
+ * A blocking two_stage broadcast runs its node stage with shm (the node view of shm.c, also
+ * when the communicator spans several hosts).
  * Buffers are split by whole elements, so derived datatypes work unchanged.
  */
 #include "coll/coll_impl.h"
@@ -190,7 +191,7 @@ static int build_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp
     return MPI_SUCCESS;
 }
 
-/* Blocking two-stage broadcast on one host: messages among the node heads, then shm inside
+/* Blocking two-stage broadcast: messages among the node heads, then shm inside
  * each node from its head (the root, or the node leader). */
 static int bcast_two_stage_shm(void *buf, MPI_Aint count, mp_datatype *dt, int root,
                                mp_comm *comm)
@@ -213,7 +214,7 @@ int mp_ibcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *com
         int alg = mp_coll_select(MP_COLL_BCAST, comm, &shm);
         if (alg == MP_BCAST_SHM)
             return mp_coll_shm_bcast(buf, count, dt, root, comm);
-        if (alg == MP_BCAST_TWO_STAGE && mp_coll_shm_usable(comm))
+        if (alg == MP_BCAST_TWO_STAGE && mp_coll_shm_node_usable(comm))
             return bcast_two_stage_shm(buf, count, dt, root, comm);
     }
     mp_sched *s = mp_sched_new(comm);

@@ -171,11 +171,13 @@ int mp_coll_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datat
                           MPI_Op op, mp_comm *comm);
 int mp_coll_shm_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                           MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm);
-/* Node-local halves for the node-aware algorithms (blocking calls, mp_coll_shm_usable):
+/* Node-local halves for the node-aware algorithms (blocking calls, mp_coll_shm_node_usable:
+ * also on communicators that span several hosts):
  * members are the ranks of my node in node order, member 0 its leader.  arrive returns at
  * the leader once every member has arrived (at once elsewhere); release returns once the
  * leader has called it.  node_reduce leaves the node's result (in node order) at member 0's
  * `out`; node_bcast spreads member `member`'s buffer. */
+int mp_coll_shm_node_usable(mp_comm *comm);
 int mp_coll_shm_node_arrive(mp_comm *comm);
 int mp_coll_shm_node_release(mp_comm *comm);
 int mp_coll_shm_node_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int member,

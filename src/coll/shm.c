@@ -136,6 +136,15 @@ int mp_coll_shm_usable(mp_comm *comm)
     return cs->shm_usable > 0;
 }
 
+/* The node view alone needs less: the members of one node always share this host's segment,
+ * whatever the rest of the communicator does -- so the node-aware algorithms run their
+ * node-local halves here on communicators spanning several hosts too. */
+int mp_coll_shm_node_usable(mp_comm *comm)
+{
+    return !comm->is_inter && comm->size >= 2 && !mp_thread_multiple &&
+           mp_shm_coll_slot_size() >= 4096;
+}
+
 void mp_coll_shm_comm_free(mp_coll_state *cs)
 {
     if (cs->shm) {
@@ -184,7 +193,8 @@ static int prepare(mp_comm *comm, struct mp_shm_comm **out)
             return err;
         struct mp_shm_comm *sc = mp_calloc(1, sizeof *sc);
         mp_team all = mp_team_all(comm), node = mp_team_node(comm);
-        view_init(&sc->all, comm, &all, epoch, 0);
+        if (mp_coll_shm_usable(comm))          /* else ranks on other hosts: no slots */
+            view_init(&sc->all, comm, &all, epoch, 0);
         view_init(&sc->node, comm, &node, epoch, 1u << 31);
         cs->shm = sc;
     }

@@ -53,7 +53,7 @@ const mp_config_var mp_config_vars[] = {
       "libfabric provider of the network transport, e.g. tcp, verbs (empty: the best available that reaches other hosts)" },
     { "MEMPI_NET_IFACE",    "",
       "network interface (libfabric domain) of the network transport (empty: the provider's first non-loopback one)" },
-    { "MEMPI_NET_EAGER_MAX", "32768",
+    { "MEMPI_NET_EAGER_MAX", "65536",
       "largest message (bytes) sent eagerly to ranks on other hosts; larger ones use rendezvous" },
     { "MEMPI_NET_CHUNK",    "65536",
       "bytes of data per network packet (size of each pre-posted receive buffer, minus 64)" },

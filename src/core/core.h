@@ -146,6 +146,9 @@ int  mp_nodes_setup(void);
 int  mp_nodes_parse_mapping(const char *s, int size, int *host_out);  /* hosts, -1 malformed */
 int  mp_nodes_host_of(int world);     /* physical host index of a world rank */
 int  mp_nodes_nhosts(void);           /* number of physical hosts in the job */
+/* Ranks of the job that compete for this rank's processors: its host's, plus those of other
+ * hosts on the same machine and CPU set (network namespaces, containers).  >= local_size. */
+int  mp_nodes_machine_size(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Requests
@@ -299,6 +302,9 @@ int  mp_error_last_used(void);                          /* MPI_LASTUSEDCODE */
 extern int (*mp_errhandler_invoke_hook)(mp_comm *comm, int eh, int code);
 void mp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void mp_abort_job(int code, const char *msg) __attribute__((noreturn));
+/* A peer's process is known to be gone (single copy found no such process, the network saw
+ * its endpoint close): a later mp_abort_job first lets the launcher report that death. */
+void mp_note_peer_gone(int world_rank);
 
 /* ---------------------------------------------------------------------------------------------
  * Configuration: MEMPI_* variables.  Every variable is declared once in config.c with its

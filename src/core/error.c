@@ -16,7 +16,9 @@
 #include "core/core.h"
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MP_ERR_SLOTS        256
@@ -283,10 +285,29 @@ void mp_fatal(const char *fmt, ...)
     mp_abort_job(1, text);
 }
 
+/* When a rank is killed, its node-mates usually notice first (a single copy to it fails at
+ * once), and their abort would race the launcher's report of *how* it died ("killed by signal
+ * 9") and replace it with a secondary error.  So once a peer is known gone, an abort first
+ * gives the launcher PEER_GONE_GRACE_MS to end the job -- it needs well under that (mpiexec
+ * 0.4 s, Hydra less) -- and only then ends it itself.  Relaxed: a hint read by the same thread
+ * in practice, and a missed hint costs only the better message. */
+#define PEER_GONE_GRACE_MS 1000
+static _Atomic int peer_gone = -1;
+
+void mp_note_peer_gone(int world_rank)
+{
+    atomic_store_explicit(&peer_gone, world_rank, memory_order_relaxed);
+}
+
 void mp_abort_job(int code, const char *msg)
 {
     if (code == 0)
         code = 1;
+    if (atomic_load_explicit(&peer_gone, memory_order_relaxed) >= 0) {
+        struct timespec step = { 0, 10 * 1000 * 1000 };
+        for (int waited = 0; waited < PEER_GONE_GRACE_MS; waited += 10)
+            nanosleep(&step, NULL);
+    }
     mp_pmi_abort(code, msg ? msg : "");
     _exit(code);
 }

@@ -26,6 +26,8 @@
  */
 #include "core/core.h"
 #include <errno.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -164,17 +166,34 @@ static void append_ns_inode(char *buf, size_t len, const char *path)
         snprintf(buf + n, len - n, "-x");
 }
 
-/* A string equal on two ranks exactly when they share memory and a network stack. */
-static void host_identity(char *buf, size_t len)
+/* The kernel's boot id: equal exactly for processes of one running machine (containers and
+ * namespaces included). */
+static void read_boot_id(char *boot, size_t len)
 {
-    char boot[64] = "noboot";
+    snprintf(boot, len, "noboot");
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     if (f) {
-        if (fgets(boot, sizeof boot, f) == NULL)
-            snprintf(boot, sizeof boot, "noboot");
+        if (fgets(boot, (int)len, f) == NULL)
+            snprintf(boot, len, "noboot");
         fclose(f);
     }
     boot[strcspn(boot, "\n")] = '\0';
+}
+
+/* PMI values travel in "key=value" lines: keep to a safe alphabet. */
+static void pmi_safe(char *buf)
+{
+    for (char *c = buf; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '.' || *c == '_'))
+            *c = '_';
+}
+
+/* A string equal on two ranks exactly when they share memory and a network stack. */
+static void host_identity(char *buf, size_t len)
+{
+    char boot[64];
+    read_boot_id(boot, sizeof boot);
     snprintf(buf, len, "%s", boot);
     append_ns_inode(buf, len, "/proc/self/ns/net");
     append_ns_inode(buf, len, "/proc/self/ns/mnt");
@@ -182,11 +201,7 @@ static void host_identity(char *buf, size_t len)
     gethostname(host, sizeof host - 1);
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "-%s", host);
-    /* PMI values travel in "key=value" lines: keep to a safe alphabet. */
-    for (char *c = buf; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '-' || *c == '.' || *c == '_'))
-            *c = '_';
+    pmi_safe(buf);
 }
 
 static int hosts_from_identity(int size, int *out)
@@ -221,6 +236,73 @@ static int hosts_from_identity(int size, int *out)
     }
     free(firsts);
     return MPI_SUCCESS;
+}
+
+/* ---- ranks sharing this machine's processors ----------------------------------------------
+ *
+ * Hosts are memory domains; the waiting policy and core binding ask another question: how many
+ * of the job's ranks compete for the processors this rank runs on?  On a real cluster those are
+ * the host's own ranks.  On network namespaces or containers of one machine they are the ranks
+ * of all of them: counting only its own host's, each namespace node of 2 ranks on a 2-core
+ * machine would spin as if it had the machine to itself, and with 2 such nodes every message
+ * waits for a spinning neighbour's full time slice (milliseconds instead of microseconds).
+ * So in a job of several hosts the first rank of each publishes its machine -- the boot id and
+ * a hash of its CPU affinity mask (containers pinned to disjoint cpusets do not compete) --
+ * and hosts with an equal pair count together. */
+
+static int machine_ranks;             /* ranks of the job on this rank's processors */
+
+int mp_nodes_machine_size(void)
+{
+    return machine_ranks;
+}
+
+static void machine_identity(char *buf, size_t len)
+{
+    char boot[64];
+    read_boot_id(boot, sizeof boot);
+    uint64_t hash = 1469598103934665603ull;        /* FNV-1a over the affinity mask */
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        const unsigned char *b = (const unsigned char *)&set;
+        for (size_t i = 0; i < sizeof set; i++)
+            hash = (hash ^ b[i]) * 1099511628211ull;
+    }
+    snprintf(buf, len, "%s-%016llx", boot, (unsigned long long)hash);
+    pmi_safe(buf);
+}
+
+static int count_machine_ranks(int n, const int *count)
+{
+    machine_ranks = count[host_of[mp_world.rank]];
+    if (nhosts == 1)
+        return MPI_SUCCESS;
+    char mine[128], other[128], key[48];
+    machine_identity(mine, sizeof mine);
+    int *first = mp_malloc(sizeof(int) * (size_t)nhosts);
+    for (int h = 0; h < nhosts; h++)
+        first[h] = -1;
+    for (int w = n - 1; w >= 0; w--)
+        first[host_of[w]] = w;
+    int err = MPI_SUCCESS;
+    snprintf(key, sizeof key, "mempi-machine-%d", mp_world.rank);
+    if ((first[host_of[mp_world.rank]] == mp_world.rank && mp_pmi_put(key, mine) != 0) ||
+        mp_pmi_fence() != 0)
+        err = mp_error_code(MPI_ERR_OTHER, "PMI exchange of machine identities failed: %s",
+                            mp_pmi_error());
+    for (int h = 0; h < nhosts && !err; h++) {
+        if (h == host_of[mp_world.rank])
+            continue;
+        snprintf(key, sizeof key, "mempi-machine-%d", first[h]);
+        if (mp_pmi_get(key, other, sizeof other) != 0)
+            err = mp_error_code(MPI_ERR_OTHER, "PMI get of the machine identity of rank %d "
+                                "failed: %s", first[h], mp_pmi_error());
+        else if (strcmp(other, mine) == 0)
+            machine_ranks += count[h];
+    }
+    free(first);
+    return err;
 }
 
 /* ---- layout ------------------------------------------------------------------------------- */
@@ -281,11 +363,12 @@ int mp_nodes_setup(void)
     for (int w = 0; w < n; w++)
         if (host_of[w] == mp_world.host)
             mp_world.local_world[mp_world.procs[w].local] = w;
-    if (mp_cfg.verbose && me == 0)
+    err = count_machine_ranks(n, count);
+    if (mp_cfg.verbose && me == 0 && !err)
         fprintf(stderr, "MemPI: node layout from %s: %d ranks on %d host(s), %d logical "
-                "node(s); rank 0 shares its host with %d rank(s)\n", source, n, nhosts,
-                mp_world.nnodes, mp_world.local_size - 1);
+                "node(s); rank 0 shares its host with %d rank(s), its processors with %d\n",
+                source, n, nhosts, mp_world.nnodes, mp_world.local_size - 1, machine_ranks - 1);
     free(count);
     free(base);
-    return MPI_SUCCESS;
+    return err;
 }

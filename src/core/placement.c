@@ -358,7 +358,10 @@ int mp_placement_apply(void)
     /* A lone rank gains nothing from binding, and several single-rank jobs (singletons
      * started without mpiexec) would all land on the first CPU. */
     int lone = nranks == 1 && mode == MP_BIND_AUTO;
-    int count = lone ? 0 : mp_placement_plan(cpus, ncpus, cores_available, nranks,
+    /* Other nodes of the job on this machine (namespaces, containers) would bind their ranks
+     * to the same first cores as ours: in auto mode leave the scheduler to spread them. */
+    int shared = mp_nodes_machine_size() > nranks && mode == MP_BIND_AUTO;
+    int count = lone || shared ? 0 : mp_placement_plan(cpus, ncpus, cores_available, nranks,
                                              mp_world.local_rank, mode, ids);
     int err = MPI_SUCCESS;
     char text[256];
@@ -384,6 +387,9 @@ int mp_placement_apply(void)
             fprintf(stderr, "rank %d not bound (MEMPI_BIND=none)\n", rank);
         else if (lone)
             fprintf(stderr, "rank %d not bound (the only rank on this node)\n", rank);
+        else if (shared)
+            fprintf(stderr, "rank %d not bound (other nodes of the job share this machine: "
+                    "%d ranks on it)\n", rank, mp_nodes_machine_size());
         else
             fprintf(stderr, "rank %d not bound (oversubscribed: %d ranks, %d cores)\n", rank,
                     nranks, cores_available);

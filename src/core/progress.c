@@ -388,7 +388,8 @@ void mp_wait_policy_init(void)
     int remote = 0;                 /* network arrivals do not ring the futex: never sleep */
     for (int w = 0; w < mp_world.size && mp_world.procs; w++)
         remote |= mp_world.procs[w].tp != NULL && mp_world.procs[w].tp != &mp_shm_transport;
-    int oversubscribed = cores > 0 && mp_world.local_size > cores;
+    int competing = mp_nodes_machine_size();   /* namespace nodes of one machine count too */
+    int oversubscribed = cores > 0 && competing > cores;
     int spin_given = getenv("MEMPI_SPIN") != NULL;
     unsigned spin = spin_given || !oversubscribed ? mp_cfg.spin_count : OVERSUB_SPIN;
     policy.spin_forever = 0;
@@ -431,8 +432,8 @@ void mp_wait_policy_init(void)
         else
             snprintf(yield_text, sizeof yield_text, "then yield %.3f ms, then sleep",
                      (double)policy.yield_ns / 1e6);
-        fprintf(stderr, "MemPI: waiting policy: spin %s, %s (%d local ranks, %d cores%s%s); "
-                "senders %s\n", spin_text, yield_text, mp_world.local_size, cores,
+        fprintf(stderr, "MemPI: waiting policy: spin %s, %s (%d ranks on these cores, %d cores%s%s); "
+                "senders %s\n", spin_text, yield_text, competing, cores,
                 oversubscribed ? ", oversubscribed" : "", remote ? ", remote ranks: no sleep" : "",
                 policy.yield_ns == NEVER ? "never wake anyone" :
                 cheap ? "check for sleepers without a fence (membarrier)" :

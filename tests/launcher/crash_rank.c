@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 {
     int rank, size;
     if (argc != 3) {
-        fprintf(stderr, "usage: crash_rank segv|abrt|abort|nofinal|hang RANK\n");
+        fprintf(stderr, "usage: crash_rank segv|abrt|abort|nofinal|hang|busy RANK\n");
         return 2;
     }
     int victim = atoi(argv[2]);
@@ -62,6 +62,16 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "hang") == 0) {
         for (;;)
             pause();
+    }
+    if (strcmp(argv[1], "busy") == 0) {
+        /* Large messages around a ring (single copy between the ranks) until one is killed
+         * from outside: its neighbours then see their copy fail, and must not replace the
+         * launcher's report of the death by their own abort. */
+        enum { N = 1 << 20 };
+        static char buf[N];
+        for (;;)
+            MPI_Sendrecv_replace(buf, N, MPI_CHAR, (rank + 1) % size, 0,
+                                 (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     if (rank == victim) {
         /* The script measures from here to the end of mpiexec: detection and teardown. */

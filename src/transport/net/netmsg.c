@@ -288,9 +288,11 @@ static void cq_error(void)
     }
     char detail[256] = "";
     fi_cq_strerror(mp_net.cq, e.prov_errno, e.err_data, detail, sizeof detail);
-    if (b && b->kind == MP_NET_K_SEND)
+    if (b && b->kind == MP_NET_K_SEND) {
+        mp_note_peer_gone(b->peer);
         mp_fatal("network transport: send to %s failed: %s (%s) -- the rank died or the link "
                  "to its node is down", mp_net_peer_name(b->peer), fi_strerror(e.err), detail);
+    }
     mp_fatal("network transport: receive failed: %s (%s)", fi_strerror(e.err), detail);
 }
 

@@ -67,6 +67,12 @@ static int cma_transfer(int world_peer, uint64_t remote_addr, const struct iovec
             ssize_t got = write ? process_vm_writev(pid, iov + first, (unsigned long)(n - first), &remote, 1, 0)
                                 : process_vm_readv(pid, iov + first, (unsigned long)(n - first), &remote, 1, 0);
             iov[first] = head;
+            if (got < 0 && errno == ESRCH) {
+                mp_note_peer_gone(world_peer);
+                return mp_error_code(MPI_ERR_OTHER, "single copy %s rank %d failed: its process "
+                                     "(pid %d) no longer exists", write ? "to" : "from",
+                                     world_peer, (int)pid);
+            }
             if (got <= 0)
                 return mp_error_code(MPI_ERR_OTHER, "single copy %s rank %d failed: %s",
                                      write ? "to" : "from", world_peer,
