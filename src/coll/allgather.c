@@ -13,8 +13,9 @@
  *   btree4star          node-aware B-Tree-4* (Shan et al.): gather inside each node to the
  *                       leader, leaders exchange what they hold (a ring over nodes, each node's
  *                       blocks travelling as one message per run of consecutive ranks),
- *                       then each leader broadcasts the full buffer inside its node.  Nothing
- *                       is sent to a root and back.
+ *                       then each leader broadcasts the full buffer inside its node (in
+ *                       blocking calls through the shm node view).  Nothing is sent to a
+ *                       root and back.
  *   shm                 (blocking calls on one host) every rank copies its block into its
  *                       shared slot once, the others copy it out: shm.c.
  */
@@ -114,9 +115,9 @@ static void node_blocks(mp_sched *s, mp_comm *comm, int nd, void *rbuf,
     }
 }
 
-void mp_build_allgatherv_btree4star(mp_sched *s, mp_comm *comm, void *rbuf,
-                                    const MPI_Aint *counts, const MPI_Aint *displs,
-                                    mp_datatype *dt)
+/* node_bcast == 0 leaves out step 3 (a blocking caller then runs it through shm). */
+static void build_btree4star(mp_sched *s, mp_comm *comm, void *rbuf, const MPI_Aint *counts,
+                             const MPI_Aint *displs, mp_datatype *dt, int node_bcast)
 {
     mp_team node = mp_team_node(comm), leaders = mp_team_leaders(comm);
     /* 1: gather inside the node to its leader */
@@ -139,7 +140,7 @@ void mp_build_allgatherv_btree4star(mp_sched *s, mp_comm *comm, void *rbuf,
         }
     }
     /* 3: every leader broadcasts everything inside its node, as runs of blocks */
-    if (node.size > 1) {
+    if (node.size > 1 && node_bcast) {
         int n = comm->size;
         for (int r = 0; r < n; r++) {
             int e = r;
@@ -152,6 +153,35 @@ void mp_build_allgatherv_btree4star(mp_sched *s, mp_comm *comm, void *rbuf,
             r = e;
         }
     }
+}
+
+void mp_build_allgatherv_btree4star(mp_sched *s, mp_comm *comm, void *rbuf,
+                                    const MPI_Aint *counts, const MPI_Aint *displs,
+                                    mp_datatype *dt)
+{
+    build_btree4star(s, comm, rbuf, counts, displs, dt, 1);
+}
+
+/* Blocking B-Tree-4* whose last step -- the leader's whole buffer to its node -- goes through
+ * the shm node view: one copy in and one out per rank instead of a binomial tree of messages. */
+static int allgather_btree4star_shm(const void *sbuf, MPI_Aint scount, mp_datatype *sdt,
+                                    void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
+                                    mp_comm *comm)
+{
+    int n = comm->size;
+    mp_sched *s = mp_sched_new(comm);
+    if (sbuf != MPI_IN_PLACE)
+        mp_sched_copy(s, sbuf, scount, sdt, mp_elem(rbuf, comm->rank * rcount, rdt), rcount, rdt);
+    MPI_Aint *counts = mp_sched_alloc(s, 2 * (size_t)n * sizeof(MPI_Aint)), *displs = counts + n;
+    for (int i = 0; i < n; i++) {
+        counts[i] = rcount;
+        displs[i] = (MPI_Aint)i * rcount;
+    }
+    build_btree4star(s, comm, rbuf, counts, displs, rdt, 0);
+    int err = mp_sched_run(s);
+    /* every rank calls it, also alone on its node: the first use agrees on an epoch */
+    int e2 = mp_coll_shm_node_bcast(rbuf, (MPI_Aint)n * rcount, rdt, 0, comm);
+    return err ? err : e2;
 }
 
 static int build_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
@@ -236,9 +266,13 @@ int mp_iallgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbu
                   MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
     mp_coll_args shm = { mp_datatype_bytes(rdt, rcount), rcount, 1, 1, 0 };
-    if (!req && !comm->is_inter && comm->size > 1 &&
-        mp_coll_select(MP_COLL_ALLGATHER, comm, &shm) == MP_ALLGATHER_SHM)
-        return mp_coll_shm_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    if (!req && !comm->is_inter && comm->size > 1 && rcount > 0 && rdt->size > 0) {
+        int alg = mp_coll_select(MP_COLL_ALLGATHER, comm, &shm);
+        if (alg == MP_ALLGATHER_SHM)
+            return mp_coll_shm_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+        if (alg == MP_ALLGATHER_BTREE4STAR && mp_coll_shm_node_usable(comm))
+            return allgather_btree4star_shm(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    }
     mp_sched *s = mp_sched_new(comm);
     if (req) {
         mp_sched_hold_dt(s, sdt);
