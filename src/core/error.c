@@ -292,6 +292,11 @@ void mp_fatal(const char *fmt, ...)
  * 0.4 s, Hydra less) -- and only then ends it itself.  Relaxed: a hint read by the same thread
  * in practice, and a missed hint costs only the better message. */
 #define PEER_GONE_GRACE_MS 1000
+/* Every abort also waits a little: the message just written to stderr travels through the
+ * launcher's proxies, and an abort that lands first makes the launcher kill them with the
+ * message still in a pipe (Hydra lost both ranks' "MPI_Init failed: ..." lines in 2 of 8
+ * runs when every rank failed at the same moment, right after a PMI fence). */
+#define STDERR_DRAIN_MS 200
 static _Atomic int peer_gone = -1;
 
 void mp_note_peer_gone(int world_rank)
@@ -303,9 +308,11 @@ void mp_abort_job(int code, const char *msg)
 {
     if (code == 0)
         code = 1;
-    if (atomic_load_explicit(&peer_gone, memory_order_relaxed) >= 0) {
+    int wait_ms = atomic_load_explicit(&peer_gone, memory_order_relaxed) >= 0 ?
+                  PEER_GONE_GRACE_MS : STDERR_DRAIN_MS;
+    if (mp_world.size > 1) {
         struct timespec step = { 0, 10 * 1000 * 1000 };
-        for (int waited = 0; waited < PEER_GONE_GRACE_MS; waited += 10)
+        for (int waited = 0; waited < wait_ms; waited += 10)
             nanosleep(&step, NULL);
     }
     mp_pmi_abort(code, msg ? msg : "");
