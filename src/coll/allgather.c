@@ -162,6 +162,17 @@ void mp_build_allgatherv_btree4star(mp_sched *s, mp_comm *comm, void *rbuf,
     build_btree4star(s, comm, rbuf, counts, displs, dt, 1);
 }
 
+/* counts and displacements (counts + n) of an allgather's n equal blocks, in the schedule */
+static MPI_Aint *equal_blocks(mp_sched *s, int n, MPI_Aint rcount)
+{
+    MPI_Aint *counts = mp_sched_alloc(s, 2 * (size_t)n * sizeof(MPI_Aint));
+    for (int i = 0; i < n; i++) {
+        counts[i] = rcount;
+        counts[n + i] = (MPI_Aint)i * rcount;
+    }
+    return counts;
+}
+
 /* Blocking B-Tree-4* whose last step -- the leader's whole buffer to its node -- goes through
  * the shm node view: one copy in and one out per rank instead of a binomial tree of messages. */
 static int allgather_btree4star_shm(const void *sbuf, MPI_Aint scount, mp_datatype *sdt,
@@ -172,12 +183,8 @@ static int allgather_btree4star_shm(const void *sbuf, MPI_Aint scount, mp_dataty
     mp_sched *s = mp_sched_new(comm);
     if (sbuf != MPI_IN_PLACE)
         mp_sched_copy(s, sbuf, scount, sdt, mp_elem(rbuf, comm->rank * rcount, rdt), rcount, rdt);
-    MPI_Aint *counts = mp_sched_alloc(s, 2 * (size_t)n * sizeof(MPI_Aint)), *displs = counts + n;
-    for (int i = 0; i < n; i++) {
-        counts[i] = rcount;
-        displs[i] = (MPI_Aint)i * rcount;
-    }
-    build_btree4star(s, comm, rbuf, counts, displs, rdt, 0);
+    MPI_Aint *counts = equal_blocks(s, n, rcount);
+    build_btree4star(s, comm, rbuf, counts, counts + n, rdt, 0);
     int err = mp_sched_run(s);
     /* every rank calls it, also alone on its node: the first use agrees on an epoch */
     int e2 = mp_coll_shm_node_bcast(rbuf, (MPI_Aint)n * rcount, rdt, 0, comm);
@@ -210,12 +217,8 @@ static int build_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Ain
         build_allgather_gather_bcast(s, &t, rbuf, rcount, rdt);
         break;
     case MP_ALLGATHER_BTREE4STAR: {
-        MPI_Aint *counts = mp_sched_alloc(s, 2 * (size_t)n * sizeof(MPI_Aint)), *displs = counts + n;
-        for (int i = 0; i < n; i++) {
-            counts[i] = rcount;
-            displs[i] = (MPI_Aint)i * rcount;
-        }
-        mp_build_allgatherv_btree4star(s, comm, rbuf, counts, displs, rdt);
+        MPI_Aint *counts = equal_blocks(s, n, rcount);
+        build_btree4star(s, comm, rbuf, counts, counts + n, rdt, 1);
         break;
     }
     default:

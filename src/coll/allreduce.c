@@ -18,8 +18,8 @@
  *                       broadcast inside each node.  Generalised to any ranks per node and
  *                       any number of nodes; needs a commutative op or a blocked layout.
  *   shm                 (blocking calls on one host, contiguous types) reduce in place in
- *                       the shared segment: shm.c.  A blocking btree4 (one host or several) does its
- *                       node-local reduce and broadcast through shm as well.
+ *                       the shared segment: shm.c.  A blocking btree4 (on one host or
+ *                       several) does its node-local reduce and broadcast through shm too.
  * An algorithm whose condition does not hold falls back to recursive doubling, also when
  * forced through MEMPI_COLL_ALLREDUCE.
  */
@@ -235,8 +235,8 @@ static int build_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *r
     return MPI_SUCCESS;
 }
 
-/* Blocking B-Tree-4 (one host or several): shm reduce inside each node to its leader, messages among
- * the leaders, shm broadcast inside each node. */
+/* Blocking B-Tree-4 (on one host or several): shm reduce inside each node to its leader,
+ * messages among the leaders, shm broadcast inside each node. */
 static int allreduce_btree4_shm(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
                                 MPI_Op op, mp_comm *comm)
 {

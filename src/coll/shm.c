@@ -123,26 +123,26 @@ static uint32_t last_epoch;           /* this process's most recent epoch */
 /* ------------------------------------------------------------------------------------------ */
 /* Eligibility and per-communicator state                                                     */
 /* ------------------------------------------------------------------------------------------ */
+/* The node view: the members of one node always share this host's segment, whatever the rest
+ * of the communicator does -- so the node-aware algorithms run their node-local halves here on
+ * communicators spanning several hosts too. */
+int mp_coll_shm_node_usable(mp_comm *comm)
+{
+    return !comm->is_inter && comm->size >= 2 && !mp_thread_multiple &&
+           mp_shm_coll_slot_size() >= 4096;
+}
+
+/* The whole-communicator view: as the node view, and every rank on this host. */
 int mp_coll_shm_usable(mp_comm *comm)
 {
     mp_coll_state *cs = mp_coll_state_of(comm);
     if (cs->shm_usable == 0) {
-        int ok = !comm->is_inter && comm->size >= 2 && !mp_thread_multiple &&
-                 mp_shm_coll_slot_size() >= 4096;
+        int ok = mp_coll_shm_node_usable(comm);
         for (int r = 0; ok && r < comm->size; r++)
             ok = mp_world.procs[comm->world[r]].tp == &mp_shm_transport;
         cs->shm_usable = ok ? 1 : -1;
     }
     return cs->shm_usable > 0;
-}
-
-/* The node view alone needs less: the members of one node always share this host's segment,
- * whatever the rest of the communicator does -- so the node-aware algorithms run their
- * node-local halves here on communicators spanning several hosts too. */
-int mp_coll_shm_node_usable(mp_comm *comm)
-{
-    return !comm->is_inter && comm->size >= 2 && !mp_thread_multiple &&
-           mp_shm_coll_slot_size() >= 4096;
 }
 
 void mp_coll_shm_comm_free(mp_coll_state *cs)

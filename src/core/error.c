@@ -14,6 +14,7 @@
  * returns the code; user handlers are called through a hook the comm layer installs.
  */
 #include "core/core.h"
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdatomic.h>
@@ -285,18 +286,19 @@ void mp_fatal(const char *fmt, ...)
     mp_abort_job(1, text);
 }
 
-/* When a rank is killed, its node-mates usually notice first (a single copy to it fails at
- * once), and their abort would race the launcher's report of *how* it died ("killed by signal
- * 9") and replace it with a secondary error.  So once a peer is known gone, an abort first
- * gives the launcher PEER_GONE_GRACE_MS to end the job -- it needs well under that (mpiexec
- * 0.4 s, Hydra less) -- and only then ends it itself.  Relaxed: a hint read by the same thread
- * in practice, and a missed hint costs only the better message. */
+/* Every abort waits a little before it asks the launcher to end the job: the message just
+ * written to stderr travels through the launcher's proxies, and an abort that lands first makes
+ * the launcher kill them with the message still in a pipe (Hydra lost both ranks' "MPI_Init
+ * failed: ..." lines in 2 of 8 runs when every rank failed at the same moment).
+ *
+ * It waits longer once a peer is known gone.  When a rank is killed, its node-mates usually
+ * notice first (a single copy to it fails at once), and their abort would race the launcher's
+ * report of *how* it died ("killed by signal 9") and replace it with a secondary error; the
+ * launcher needs well under PEER_GONE_GRACE_MS (mpiexec 0.4 s, Hydra less) to end the job
+ * itself.  Relaxed: a hint read by the same thread in practice, and a missed hint costs only
+ * the better message. */
+#define STDERR_DRAIN_MS    200
 #define PEER_GONE_GRACE_MS 1000
-/* Every abort also waits a little: the message just written to stderr travels through the
- * launcher's proxies, and an abort that lands first makes the launcher kill them with the
- * message still in a pipe (Hydra lost both ranks' "MPI_Init failed: ..." lines in 2 of 8
- * runs when every rank failed at the same moment, right after a PMI fence). */
-#define STDERR_DRAIN_MS 200
 static _Atomic int peer_gone = -1;
 
 void mp_note_peer_gone(int world_rank)
@@ -308,12 +310,11 @@ void mp_abort_job(int code, const char *msg)
 {
     if (code == 0)
         code = 1;
-    int wait_ms = atomic_load_explicit(&peer_gone, memory_order_relaxed) >= 0 ?
-                  PEER_GONE_GRACE_MS : STDERR_DRAIN_MS;
     if (mp_world.size > 1) {
-        struct timespec step = { 0, 10 * 1000 * 1000 };
-        for (int waited = 0; waited < wait_ms; waited += 10)
-            nanosleep(&step, NULL);
+        int ms = atomic_load_explicit(&peer_gone, memory_order_relaxed) >= 0 ?
+                 PEER_GONE_GRACE_MS : STDERR_DRAIN_MS;
+        struct timespec left = { ms / 1000, (long)(ms % 1000) * 1000000L };
+        while (nanosleep(&left, &left) != 0 && errno == EINTR) { }
     }
     mp_pmi_abort(code, msg ? msg : "");
     _exit(code);

@@ -432,8 +432,8 @@ void mp_wait_policy_init(void)
         else
             snprintf(yield_text, sizeof yield_text, "then yield %.3f ms, then sleep",
                      (double)policy.yield_ns / 1e6);
-        fprintf(stderr, "MemPI: waiting policy: spin %s, %s (%d ranks on these cores, %d cores%s%s); "
-                "senders %s\n", spin_text, yield_text, competing, cores,
+        fprintf(stderr, "MemPI: waiting policy: spin %s, %s (%d ranks on these cores, %d "
+                "cores%s%s); senders %s\n", spin_text, yield_text, competing, cores,
                 oversubscribed ? ", oversubscribed" : "", remote ? ", remote ranks: no sleep" : "",
                 policy.yield_ns == NEVER ? "never wake anyone" :
                 cheap ? "check for sleepers without a fence (membarrier)" :
