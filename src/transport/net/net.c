@@ -8,7 +8,7 @@
  *      is MEMPI_NET_PROVIDER when set, otherwise the first (best) one the library offers,
  *      skipping node-local providers (shm, sm2) and loopback interfaces, which cannot reach
  *      another host; MEMPI_NET_IFACE picks the interface.  On ordinary Ethernet that is
- *      "tcp;ofi_rxm".
+ *      "tcp;ofi_rxm", or "net;ofi_rxm" where libfabric 1.17 offers it (see pick_info).
  *   2. Fabric, domain, completion queue, address vector, endpoint; the send and receive
  *      buffer pools (registered when the provider asks for FI_MR_LOCAL); receive buffers for
  *      every remote peer are posted (see net.h for the credit scheme).
@@ -132,17 +132,37 @@ static struct fi_info *get_info(const char *provider, int rma, size_t inject, in
     return *rc == 0 ? list : NULL;
 }
 
+static int usable(const struct fi_info *i, const char *provider, const char *iface)
+{
+    const char *dom = i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "";
+    if (!(provider && *provider) && node_local_provider(i->fabric_attr->prov_name))
+        return 0;
+    return iface && *iface ? strcmp(dom, iface) == 0 : strcmp(dom, "lo") != 0;
+}
+
+/* The first usable entry, except that libfabric 1.17's "net;ofi_rxm" is taken over the
+ * "tcp;ofi_rxm" it lists first when nobody named a provider.  Both run rxm over TCP sockets,
+ * but the older tcp provider wakes its progress engine through a pipe on every send: each
+ * message costs poll + read + recv + write + send (5 system calls) instead of epoll_wait +
+ * recv + send (3), measured as 14.3 against 12.0 us one-way between two namespace nodes (the
+ * median of 5 interleaved runs each; MPICH over UCX tcp: 10.2 us).  From libfabric 1.18 on,
+ * "net" is gone (it became "tcp"), and the first entry is taken. */
 static struct fi_info *pick_info(struct fi_info *list, const char *provider, const char *iface)
 {
+    struct fi_info *first = NULL;
     for (struct fi_info *i = list; i; i = i->next) {
-        const char *dom = i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "";
-        if (!(provider && *provider) && node_local_provider(i->fabric_attr->prov_name))
+        if (!usable(i, provider, iface))
             continue;
-        if (iface && *iface ? strcmp(dom, iface) != 0 : strcmp(dom, "lo") == 0)
-            continue;
-        return i;
+        if (first == NULL)
+            first = i;
+        if (provider && *provider)
+            break;
+        if (strcmp(i->fabric_attr->prov_name, "net;ofi_rxm") == 0 &&
+            strcmp(first->fabric_attr->prov_name, "tcp;ofi_rxm") == 0 &&
+            strcmp(i->domain_attr->name, first->domain_attr->name) == 0)
+            return i;
     }
-    return NULL;
+    return first;
 }
 
 /* The provider with FI_RMA when it has it (single copy), else with messages only; each with
@@ -326,12 +346,34 @@ static void describe(void)
             mp_net.inject_size, mp_net.rma ? "fi_read/fi_write" : "CTS+FRAG pipeline", cache);
 }
 
+/* Defaults for the rxm layer (ofi_rxm, which gives "tcp" and "net" their RDM endpoints), set
+ * before libfabric is loaded and only where the user did not set them.  Measured with
+ * net;ofi_rxm between two namespace nodes (bench bw, median of 5 interleaved runs, libfabric
+ * 1.17; MPICH over UCX tcp for scale):
+ *  - rxm copies a send of up to its buffer size (16384 bytes, rxm's header included) through
+ *    one bounce buffer.  Our packet for a 16 KiB message is 16 KiB plus our 80 bytes of
+ *    headers, one more than fits, so every 16 KiB message went by rxm's slow path: 472 MB/s,
+ *    MPICH 1290.  With room for our headers (and rxm's), 1092 MB/s.  The buffer pool grows
+ *    with this size (about 2000 buffers per process: RSS 41 MB at 16.5 KiB, 74 MB at 32 KiB,
+ *    139 MB at 64 KiB), so it is not raised to the whole eager size.
+ *  - Between that and its SAR limit (128 KiB) rxm cuts a send into bounce-buffer segments;
+ *    with "net" that made our 64 KiB eager packets slower (720 MB/s) than its rendezvous by
+ *    fi_read (1320-1440 MB/s; MPICH 1100-1350).  SAR limit 0: rendezvous above the buffer. */
+static void tune_rxm(void)
+{
+    char size[32];
+    snprintf(size, sizeof size, "%zu", (size_t)16384 + 512);
+    setenv("FI_OFI_RXM_BUFFER_SIZE", size, 0);
+    setenv("FI_OFI_RXM_SAR_LIMIT", "0", 0);
+}
+
 int mp_net_init(void)
 {
     if (mp_nodes_nhosts() <= 1)
         return MPI_SUCCESS;           /* every rank shares our memory: no network needed */
     const char *provider, *iface;
     int err, rma = 0;
+    tune_rxm();
     if ((err = mp_fabric_load()))
         return err;
     if ((err = read_settings(&provider, &iface, &rma)))

@@ -1,7 +1,7 @@
 /* netrma.c -- single copy over the network: fi_read rendezvous, fi_write for SREQ.
  * MemPI, BSD-3-Clause (see LICENSE).
  *
- * When the provider offers FI_RMA (tcp;ofi_rxm and udp;ofi_rxd do) the transport sets
+ * When the provider offers FI_RMA (tcp;ofi_rxm, net;ofi_rxm and udp;ofi_rxd do) the transport sets
  * `single_copy` and the point-to-point layer behaves exactly as over shared memory: an RTS
  * carries the sender's buffer address and the receiver pulls the message with read(); an
  * SREQ carries the receive buffer's address and the sender pushes with write() before RWDONE.
