@@ -338,12 +338,16 @@ static void describe(void)
     char cache[96] = "unused";
     if (mp_net.rma)
         mp_net_mr_describe(cache, sizeof cache);
+    char rxm[96] = "";
+    if (strstr(mp_net.info->fabric_attr->prov_name, "ofi_rxm"))
+        snprintf(rxm, sizeof rxm, ", rxm buffer %s bytes, SAR limit %s",
+                 getenv("FI_OFI_RXM_BUFFER_SIZE"), getenv("FI_OFI_RXM_SAR_LIMIT"));
     fprintf(stderr, "MemPI: net transport: provider %s on %s, %d remote peer(s), %d credits of "
             "%zu bytes each, eager up to %zu bytes, inject %zu bytes, rendezvous by %s, "
-            "registration cache %s\n",
+            "registration cache %s%s\n",
             mp_net.info->fabric_attr->prov_name, mp_net.info->domain_attr->name, mp_net.nremote,
             mp_net.credits, mp_net_transport.max_payload, mp_net_transport.eager_max,
-            mp_net.inject_size, mp_net.rma ? "fi_read/fi_write" : "CTS+FRAG pipeline", cache);
+            mp_net.inject_size, mp_net.rma ? "fi_read/fi_write" : "CTS+FRAG pipeline", cache, rxm);
 }
 
 /* Defaults for the rxm layer (ofi_rxm, which gives "tcp" and "net" their RDM endpoints), set
