@@ -25,6 +25,7 @@ enum {
     MP_ST_RECV_POSTED,      /* in the posted queue */
     MP_ST_RECV_FRAGS,       /* matched, fragments still arriving */
     MP_ST_RECV_WAIT_UNEXP,  /* matched an unexpected eager message still arriving */
+    MP_ST_RECV_READING,     /* matched a rendezvous: the transport is reading (read_start) */
     MP_ST_SEND_RWDONE,      /* remote write done (or to do): RWDONE still to hand over */
     MP_ST_SEND_NULL,        /* cancelled before transmission: NULLMSG still to hand over */
     MP_ST_DONE

@@ -77,6 +77,11 @@ typedef struct mp_transport {
     int (*send)(int world_peer, const mp_hdr *hdr, const mp_payload *payload);
     int (*read)(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
     int (*write)(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
+    /* Optional: start reading one contiguous range and return at once; done(arg, err) runs
+     * later from the transport's poll, never inside a packet handler.  Anything but
+     * MPI_SUCCESS means nothing was started (use read). */
+    int (*read_start)(int world_peer, uint64_t remote_addr, void *local, size_t len,
+                      void (*done)(void *arg, int err), void *arg);
     int (*poll)(void);
     size_t max_payload;   /* data bytes per packet */
     size_t eager_max;     /* largest message sent eagerly */

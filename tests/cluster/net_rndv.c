@@ -9,6 +9,9 @@
  *   - a strided vector type on both sides (non-contiguous: packed sender, segmented reads),
  *     and vector -> bytes posted first (the sender writes a non-contiguous buffer remotely),
  *   - a synchronous send,
+ *   - a window of unexpected rendezvous messages, received out of order (several reads in
+ *     flight at once), whose sender overwrites each buffer the moment its send completes: a
+ *     send reported complete before the receiver's read finished shows as wrong bytes,
  * checking every byte, the status source/tag and the received count.  Prints "ok" at the end.
  */
 #include <mpi.h>
@@ -77,6 +80,50 @@ static void contiguous(int me, int peer, size_t n, int round, int late, int sync
     }
     free(s);
     free(r);
+}
+
+/* A window of `w` messages of n bytes with tags round..round+w-1, sent before any receive is
+ * posted (rendezvous: unexpected RTS), received into separate buffers in reverse tag order
+ * with Irecv + Waitany.  Each send buffer is overwritten as soon as Waitany says its send is
+ * done, while later reads may still be in flight. */
+static void window(int me, int peer, size_t n, int round, int w)
+{
+    unsigned char **s = malloc(sizeof *s * (size_t)w), **r = malloc(sizeof *r * (size_t)w);
+    MPI_Request *sq = malloc(sizeof *sq * (size_t)w), *rq = malloc(sizeof *rq * (size_t)w);
+    for (int k = 0; k < w; k++) {
+        s[k] = malloc(n);
+        r[k] = malloc(n);
+        for (size_t i = 0; i < n; i++)
+            s[k][i] = pattern(me, round + k, i);
+        memset(r[k], 0xee, n);
+        MPI_Isend(s[k], (int)n, MPI_BYTE, peer, round + k, MPI_COMM_WORLD, &sq[k]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);     /* every RTS is (likely) unexpected by now */
+    for (int k = w - 1; k >= 0; k--)
+        MPI_Irecv(r[k], (int)n, MPI_BYTE, peer, round + k, MPI_COMM_WORLD, &rq[k]);
+    for (int left = 2 * w; left > 0; left--) {
+        int idx;
+        MPI_Status st;
+        MPI_Request all[2 * 64];
+        for (int k = 0; k < w; k++)
+            all[k] = sq[k], all[w + k] = rq[k];
+        MPI_Waitany(2 * w, all, &idx, &st);
+        if (idx < w) {
+            sq[idx] = all[idx];
+            memset(s[idx], 0x11, n);   /* the send is done: the buffer is ours again */
+        } else {
+            int k = idx - w;
+            rq[k] = all[idx];
+            check_status(&st, peer, round + k, MPI_BYTE, (int)n, "window", n);
+            check_bytes(r[k], n, peer, round + k, "window", n);
+        }
+    }
+    for (int k = 0; k < w; k++)
+        free(s[k]), free(r[k]);
+    free(s);
+    free(r);
+    free(sq);
+    free(rq);
 }
 
 /* Every other 3-byte block of a buffer: `blocks` blocks of 3 bytes, stride 5. */
@@ -153,6 +200,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         for (int mode = 0; mode < 3; mode++)
             contiguous(rank, peer, sizes[i], round++, mode == 1, mode == 2);
+    window(rank, peer, (1 << 20) + 7, round, 16);
+    round += 16;
+    window(rank, peer, 65537, round, 64);
+    round += 64;
     const int blocks[] = { 1, 1365, 21845, 21846, 100000 };
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
         for (int mode = 0; mode < 3; mode++)

@@ -456,7 +456,12 @@ static void drive(int (*done)(void))
             mp_idle(&spins);
 }
 
-static int sends_done(void) { return mp_net.nsend_free == mp_net.nsend; }
+/* Our sends completed, and our rendezvous reads (read_start): their FIN is the sender's last
+ * word on that message, so it goes out before our BYE. */
+static int sends_done(void)
+{
+    return mp_net.nsend_free == mp_net.nsend && mp_net.async_pending == 0;
+}
 static int byes_done(void)
 {
     return mp_net.byes == mp_net.nremote && mp_net.bye_acks == mp_net.nremote &&

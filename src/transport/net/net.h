@@ -59,7 +59,7 @@ typedef struct mp_net_key {
     uint64_t base;                    /* hdr.addr with FI_MR_VIRT_ADDR, else 0 (offsets) */
 } mp_net_key;
 
-enum { MP_NET_K_SEND, MP_NET_K_RECV, MP_NET_K_RMA };
+enum { MP_NET_K_SEND, MP_NET_K_RECV, MP_NET_K_RMA, MP_NET_K_RMA_ASYNC };
 
 /* A buffer the provider owns while a send or receive is posted on it; also the context of a
  * read or write (kind MP_NET_K_RMA, data unused). */
@@ -142,6 +142,7 @@ typedef struct mp_net_state {
     struct { mp_net_buf *b; size_t len; } *deferred;  /* receives completed during an RMA wait */
     int ndeferred, deferred_head;
     int rma_pending, rma_err;         /* the RMA wait's operations in flight, first error */
+    int async_pending;                /* read_start operations not yet reported done */
 } mp_net_state;
 extern mp_net_state mp_net;
 
@@ -171,6 +172,8 @@ void mp_net_rma_finalize(void);
  * it (an SREQ we cannot or will not serve).  *h may be edited (RTS addr = 0: pipeline). */
 int  mp_net_rma_outgoing(int peer, mp_hdr *h, mp_net_key *key, mp_net_reg **made);
 void mp_net_rma_unsent(mp_net_reg *made);     /* the provider refused the packet */
+void mp_net_rma_async_done(mp_net_buf *b, int fi_err);  /* completion of a read_start */
+void mp_net_rma_async_run(void);            /* reports finished read_starts (poll, not nested) */
 void mp_net_rma_sent(int peer, const mp_hdr *h, mp_net_reg *made);
 /* An incoming DATA packet, before the protocol sees it (key: its trailer or NULL). */
 void mp_net_rma_incoming(int peer, const mp_hdr *h, const mp_net_key *key);

@@ -280,6 +280,10 @@ static void cq_error(void)
     if (fi_cq_readerr(mp_net.cq, &e, 0) < 0)
         mp_fatal("network transport: completion queue error (unreadable)");
     mp_net_buf *b = e.op_context;
+    if (b && b->kind == MP_NET_K_RMA_ASYNC) {  /* mp_net_poll reports it */
+        mp_net_rma_async_done(b, e.err ? e.err : FI_EIO);
+        return;
+    }
     if (b && b->kind == MP_NET_K_RMA) {        /* the RMA wait reports it */
         mp_net.rma_pending--;
         if (mp_net.rma_err == 0)
@@ -326,6 +330,9 @@ int mp_net_cq_batch(int defer)
         case MP_NET_K_SEND:
             send_buf_release(b);
             break;
+        case MP_NET_K_RMA_ASYNC:
+            mp_net_rma_async_done(b, 0);
+            break;
         default:
             mp_net.rma_pending--;
         }
@@ -352,6 +359,7 @@ int mp_net_poll(void)
         if (n < 16)
             break;
     }
+    mp_net_rma_async_run();
     if (mp_net.nowed)
         return_credits();
     if (mp_net.acks_pending)

@@ -34,7 +34,8 @@
  * (software providers) and otherwise registers per transfer; "made" and "dropped" above mean
  * taken from and given back to it.
  *
- * read()/write() are synchronous (the transport interface says so): the operation is posted
+ * read_start() posts one contiguous read and returns (see there); it serves rendezvous into
+ * contiguous receive buffers.  read()/write() are synchronous: the operation is posted
  * (in batches of at most iov_limit local segments, one remote range each) and we poll the
  * completion queue until it is done.  That wait may run inside the packet handler, so
  * packets that complete meanwhile are queued and handed over by the next poll, never
@@ -301,6 +302,75 @@ static int net_rma(int peer, uint64_t remote, const struct iovec *iov, int niov,
     return MPI_SUCCESS;
 }
 
+/* read_start: one contiguous range, posted and left in flight, so that the next message's
+ * rendezvous can start before this one's data arrived (the synchronous read leaves the link
+ * idle for a round trip per message).  Completions are only recorded in the completion queue
+ * loop, which may run nested inside a packet handler; mp_net_poll reports them afterwards. */
+typedef struct rma_async rma_async;
+struct rma_async {
+    mp_net_buf b;                     /* first: its ctx is the operation's context */
+    void (*done)(void *arg, int err);
+    void *arg;
+    size_t len;
+    rma_async *next;
+};
+static rma_async *async_done_head, *async_done_tail;
+
+static int net_read_start(int peer, uint64_t remote, void *local, size_t len,
+                          void (*done)(void *arg, int err), void *arg)
+{
+    const mp_net_reg *r = len ? find_theirs(peer, remote, len) : NULL;
+    if (r == NULL)
+        return MP_AGAIN;              /* the synchronous read reports what is wrong */
+    rma_async *a = mp_calloc(1, sizeof *a);
+    a->b.kind = MP_NET_K_RMA_ASYNC;
+    a->b.peer = peer;
+    a->done = done;
+    a->arg = arg;
+    a->len = len;
+    struct iovec iov = { local, len };
+    struct fi_rma_iov riov = { r->key.base + (remote - r->addr), len, r->key.key };
+    struct fi_msg_rma msg = { .msg_iov = &iov, .iov_count = 1, .addr = mp_net.peers[peer].addr,
+                              .rma_iov = &riov, .rma_iov_count = 1, .context = &a->b.ctx };
+    if (fi_readmsg(mp_net.ep, &msg, FI_COMPLETION) != 0) {
+        free(a);
+        return MP_AGAIN;
+    }
+    mp_net.async_pending++;
+    return MPI_SUCCESS;
+}
+
+void mp_net_rma_async_done(mp_net_buf *b, int fi_err)
+{
+    rma_async *a = (rma_async *)b;
+    a->b.err = fi_err;
+    a->next = NULL;
+    if (async_done_tail)
+        async_done_tail->next = a;
+    else
+        async_done_head = a;
+    async_done_tail = a;
+}
+
+void mp_net_rma_async_run(void)
+{
+    while (async_done_head) {
+        rma_async *a = async_done_head;
+        async_done_head = a->next;
+        if (async_done_head == NULL)
+            async_done_tail = NULL;
+        mp_net.async_pending--;
+        int err = a->b.err == 0 ? MPI_SUCCESS
+                : mp_error_code(MPI_ERR_OTHER, "network transport: fi_read of %zu bytes from %s "
+                                "failed: %s", a->len, mp_net_peer_name(a->b.peer),
+                                fi_strerror(a->b.err));
+        void (*done)(void *, int) = a->done;
+        void *arg = a->arg;
+        free(a);
+        done(arg, err);
+    }
+}
+
 /* Fine-grained datatypes.  The protocol hands us a non-contiguous buffer 64 segments at a
  * time, which as network operations would cost one round trip per 64 segments.  Instead:
  *   read   the first small read of a remote registration fetches up to MP_NET_PREFETCH bytes
@@ -417,6 +487,7 @@ void mp_net_rma_init(void)
     mp_net_mr_init();
     mp_net.deferred = mp_calloc((size_t)mp_net.nrecv, sizeof *mp_net.deferred);
     mp_net_transport.read = net_read;
+    mp_net_transport.read_start = net_read_start;
     mp_net_transport.write = net_write;
     mp_net_transport.single_copy = 1;
 }
