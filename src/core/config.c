@@ -65,6 +65,8 @@ const mp_config_var mp_config_vars[] = {
       "rendezvous and request-for-sending over the network by fi_read/fi_write when the provider has FI_RMA: 0|1 (0: CTS+FRAG pipeline)" },
     { "MEMPI_NET_MR_CACHE", "256",
       "registrations of user buffers kept for reuse by the network transport: entries (256), bytes with a unit (64M), 0 = off; software providers only (tcp, udp)" },
+    { "MEMPI_NET_ASYNC_READ", "auto",
+      "rendezvous reads into contiguous buffers left in flight while the next message starts: auto|0|1 (auto: unless the machine's ranks outnumber its cores)" },
     { "MEMPI_NET_TIMEOUT",  "0",
       "seconds without a sign of life from a rank on another host before the job ends (0 = never; set it above the longest computation between MPI calls)" },
 };

@@ -252,6 +252,7 @@ int  mp_poll_except(int world);
  * stage is over (then wait with mp_idle* / mp_wait_request, which yield and sleep). */
 int  mp_idle_spin(unsigned *spins);
 void mp_wait_policy_init(void);         /* after the node layout is known */
+int  mp_wait_oversubscribed(void);      /* the machine's ranks outnumber its cores */
 
 /* The big lock (MPI_THREAD_MULTIPLE only; progress.c explains the design).  One recursive
  * lock serializes every MPI call that touches shared state -- point-to-point, requests,

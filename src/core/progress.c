@@ -100,6 +100,12 @@ static struct {
     uint64_t yield_ns;        /* length of the yield stage; NEVER = do not sleep */
     unsigned test_polls;      /* fruitless non-blocking polls before mp_progress yields; 0 = never */
 } policy = { 0, 4000, NEVER, 0 };
+static int oversubscribed_node;         /* this machine's ranks outnumber its cores */
+
+int mp_wait_oversubscribed(void)
+{
+    return oversubscribed_node;
+}
 
 /* Fruitless mp_progress calls since the last event: per thread under MPI_THREAD_MULTIPLE,
  * else one static (no TLS lookup on the hot path). */
@@ -390,6 +396,7 @@ void mp_wait_policy_init(void)
         remote |= mp_world.procs[w].tp != NULL && mp_world.procs[w].tp != &mp_shm_transport;
     int competing = mp_nodes_machine_size();   /* namespace nodes of one machine count too */
     int oversubscribed = cores > 0 && competing > cores;
+    oversubscribed_node = oversubscribed;
     int spin_given = getenv("MEMPI_SPIN") != NULL;
     unsigned spin = spin_given || !oversubscribed ? mp_cfg.spin_count : OVERSUB_SPIN;
     policy.spin_forever = 0;

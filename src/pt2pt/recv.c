@@ -70,9 +70,9 @@ static void rndv_read_done(void *arg, int err)
 }
 
 /* Rendezvous, receiver side: pull with single copy, or ask the sender to stream.  A
- * contiguous buffer is read asynchronously where the transport can (read_start; the sender's
- * cookie waits in remote_addr, unused by receives), so the next message's rendezvous overlaps
- * this one's data. */
+ * contiguous buffer is read asynchronously where the transport can and will (read_start; the
+ * sender's cookie waits in remote_addr, unused by receives), so the next message's rendezvous
+ * overlaps this one's data. */
 static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cookie, uint64_t addr)
 {
     mp_transport *tp = mp_p2p.peers[world].tp;

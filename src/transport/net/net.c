@@ -105,6 +105,13 @@ static int read_settings(const char **provider, const char **iface, int *rma)
         return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_RMA (expected 0 "
                              "or 1)", v ? v : "");
     *rma = (int)want;
+    static const char *const async_choices[] = { "auto", "0", "1", NULL };
+    int async;
+    v = mp_config_current("MEMPI_NET_ASYNC_READ");
+    if (mp_parse_choice(v, async_choices, &async) != 0)
+        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_ASYNC_READ "
+                             "(expected auto, 0 or 1)", v ? v : "");
+    mp_net.async_read = async - 1;
     return mp_net_mr_settings();
 }
 
@@ -482,6 +489,9 @@ void mp_net_finalize(void)
     }
     drive(byes_done);
     mp_net.active = 0;
+    if (mp_cfg.verbose && mp_world.rank == 0)
+        fprintf(stderr, "MemPI: net transport: rank 0 left %llu rendezvous read(s) in flight "
+                "(MEMPI_NET_ASYNC_READ)\n", (unsigned long long)mp_net.async_reads);
     fi_close(&mp_net.ep->fid);
     mp_net_rma_finalize();
     if (mp_net.mr)

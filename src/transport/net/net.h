@@ -142,7 +142,9 @@ typedef struct mp_net_state {
     struct { mp_net_buf *b; size_t len; } *deferred;  /* receives completed during an RMA wait */
     int ndeferred, deferred_head;
     int rma_pending, rma_err;         /* the RMA wait's operations in flight, first error */
+    int async_read;                   /* MEMPI_NET_ASYNC_READ: -1 auto, 0 off, 1 on */
     int async_pending;                /* read_start operations not yet reported done */
+    uint64_t async_reads;             /* read_start operations started (MEMPI_VERBOSE) */
 } mp_net_state;
 extern mp_net_state mp_net;
 
