@@ -99,12 +99,12 @@ static struct {
     unsigned spin_polls;      /* fruitless polls in the spin stage */
     uint64_t yield_ns;        /* length of the yield stage; NEVER = do not sleep */
     unsigned test_polls;      /* fruitless non-blocking polls before mp_progress yields; 0 = never */
-} policy = { 0, 4000, NEVER, 0 };
-static int oversubscribed_node;         /* this machine's ranks outnumber its cores */
+    int oversubscribed;       /* this machine's ranks outnumber its cores */
+} policy = { 0, 4000, NEVER, 0, 0 };
 
 int mp_wait_oversubscribed(void)
 {
-    return oversubscribed_node;
+    return policy.oversubscribed;
 }
 
 /* Fruitless mp_progress calls since the last event: per thread under MPI_THREAD_MULTIPLE,
@@ -396,7 +396,7 @@ void mp_wait_policy_init(void)
         remote |= mp_world.procs[w].tp != NULL && mp_world.procs[w].tp != &mp_shm_transport;
     int competing = mp_nodes_machine_size();   /* namespace nodes of one machine count too */
     int oversubscribed = cores > 0 && competing > cores;
-    oversubscribed_node = oversubscribed;
+    policy.oversubscribed = oversubscribed;
     int spin_given = getenv("MEMPI_SPIN") != NULL;
     unsigned spin = spin_given || !oversubscribed ? mp_cfg.spin_count : OVERSUB_SPIN;
     policy.spin_forever = 0;

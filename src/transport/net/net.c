@@ -139,9 +139,14 @@ static struct fi_info *get_info(const char *provider, int rma, size_t inject, in
     return *rc == 0 ? list : NULL;
 }
 
+static const char *domain_name(const struct fi_info *i)
+{
+    return i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "";
+}
+
 static int usable(const struct fi_info *i, const char *provider, const char *iface)
 {
-    const char *dom = i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "";
+    const char *dom = domain_name(i);
     if (!(provider && *provider) && node_local_provider(i->fabric_attr->prov_name))
         return 0;
     return iface && *iface ? strcmp(dom, iface) == 0 : strcmp(dom, "lo") != 0;
@@ -166,7 +171,7 @@ static struct fi_info *pick_info(struct fi_info *list, const char *provider, con
             break;
         if (strcmp(i->fabric_attr->prov_name, "net;ofi_rxm") == 0 &&
             strcmp(first->fabric_attr->prov_name, "tcp;ofi_rxm") == 0 &&
-            strcmp(i->domain_attr->name, first->domain_attr->name) == 0)
+            strcmp(domain_name(i), domain_name(first)) == 0)
             return i;
     }
     return first;
