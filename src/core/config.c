@@ -50,7 +50,7 @@ const mp_config_var mp_config_vars[] = {
     { "MEMPI_PMI",         "",
       "PMI wire protocol spoken to the launcher: 1|2 (empty: 2 if the launcher set PMI_VERSION=2, else 1; Slurm's srun --mpi=pmi2 serves both)" },
     { "MEMPI_NET_PROVIDER", "",
-      "libfabric provider of the network transport, e.g. tcp, verbs (empty: the best available that reaches other hosts)" },
+      "libfabric provider of the network transport, e.g. net, tcp, verbs; an exact name is taken before a layered one starting with it (empty: the best available that reaches other hosts, native net first)" },
     { "MEMPI_NET_IFACE",    "",
       "network interface (libfabric domain) of the network transport (empty: the provider's first non-loopback one)" },
     { "MEMPI_NET_EAGER_MAX", "65536",

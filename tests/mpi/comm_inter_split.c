@@ -21,6 +21,21 @@ typedef int (*fn)(int w);            /* color or key of world rank w */
 
 static int side(int w) { return w % 2; }
 
+/* node_of[w]: the lowest world rank on world rank w's node (node_map). */
+static int *node_of;
+static int color_node(int w) { return node_of[w]; }
+
+static int *node_map(void)
+{
+    MPI_Comm node;
+    int lowest, *map = malloc(sizeof(int) * wsize);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Allreduce(&wrank, &lowest, 1, MPI_INT, MPI_MIN, node);
+    MPI_Allgather(&lowest, 1, MPI_INT, map, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+    return map;
+}
+
 /* World ranks of side s with color c, ordered by (key, rank in the side). */
 static int expect(int s, fn color, fn key, int c, int *out)
 {
@@ -134,7 +149,6 @@ static int key_rev(int w) { return -w; }
 static int key_zero(int w) { (void)w; return 0; }
 static int color_one_out(int w) { return w == 1 ? MPI_UNDEFINED : 5; }
 static int color_side0_only(int w) { return side(w) == 0 ? 0 : MPI_UNDEFINED; }
-static int color_zero(int w) { (void)w; return 0; }
 /* create: side 0 takes its even local ranks in reverse order, side 1 all in reverse */
 static int in_create(int w) { return side(w) == 0 && (w / 2) % 2 ? MPI_UNDEFINED : 0; }
 
@@ -160,9 +174,12 @@ int main(int argc, char **argv)
     MPI_Comm_split(inter, color_side0_only(wrank), wrank, &nc);
     CHECK(nc == MPI_COMM_NULL, "one side all MPI_UNDEFINED must give MPI_COMM_NULL");
 
-    /* split_type: every process is on this node, so the result joins the whole groups */
+    /* split_type: the result joins, on each side, the processes of this node (all of them
+     * on one node; on a cluster, ranks of other nodes are in other results) */
+    node_of = node_map();
     MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc);
-    verify(nc, color_zero, key_zero, 30);
+    verify(nc, color_node, key_zero, 30);
+    free(node_of);
     MPI_Comm_free(&nc);
     MPI_Comm_split_type(inter, MPI_UNDEFINED, 0, MPI_INFO_NULL, &nc);
     CHECK(nc == MPI_COMM_NULL, "split_type MPI_UNDEFINED");

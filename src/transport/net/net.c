@@ -5,10 +5,10 @@
  * process.  Start-up, only in jobs that span hosts:
  *
  *   1. fi_getinfo for an RDM endpoint with FI_MSG and send-after-send ordering.  The provider
- *      is MEMPI_NET_PROVIDER when set, otherwise the first (best) one the library offers,
- *      skipping node-local providers (shm, sm2) and loopback interfaces, which cannot reach
- *      another host; MEMPI_NET_IFACE picks the interface.  On ordinary Ethernet that is
- *      "tcp;ofi_rxm", or "net;ofi_rxm" where libfabric 1.17 offers it (see pick_info).
+ *      is MEMPI_NET_PROVIDER when set, otherwise the best one the library offers, skipping
+ *      node-local providers (shm, sm2) and loopback interfaces, which cannot reach another
+ *      host; MEMPI_NET_IFACE picks the interface.  On ordinary Ethernet with libfabric 1.17
+ *      that is the native "net" RDM endpoint, not rxm layered over it (see preference).
  *   2. Fabric, domain, completion queue, address vector, endpoint; the send and receive
  *      buffer pools (registered when the provider asks for FI_MR_LOCAL); receive buffers for
  *      every remote peer are posted (see net.h for the credit scheme).
@@ -152,59 +152,91 @@ static int usable(const struct fi_info *i, const char *provider, const char *ifa
     return iface && *iface ? strcmp(dom, iface) == 0 : strcmp(dom, "lo") != 0;
 }
 
-/* The first usable entry, except that libfabric 1.17's "net;ofi_rxm" is taken over the
- * "tcp;ofi_rxm" it lists first when nobody named a provider.  Both run rxm over TCP sockets,
- * but the older tcp provider wakes its progress engine through a pipe on every send: each
- * message costs poll + read + recv + write + send (5 system calls) instead of epoll_wait +
- * recv + send (3), measured as 14.3 against 12.0 us one-way between two namespace nodes (the
- * median of 5 interleaved runs each; MPICH over UCX tcp: 10.2 us).  From libfabric 1.18 on,
- * "net" is gone (it became "tcp"), and the first entry is taken. */
-static struct fi_info *pick_info(struct fi_info *list, const char *provider, const char *iface)
+/* How much we want an entry: a provider the user named is taken as named (an exact name
+ * beats a layered one that merely starts with it, as "net;ofi_rxm" does "net").  Otherwise
+ * libfabric 1.17's native "net" RDM endpoint comes first, then "net;ofi_rxm", then whatever
+ * libfabric lists first (tcp;ofi_rxm).  All three run over TCP sockets; measured between two
+ * namespace nodes (one-way latency, the median of 14 interleaved runs each): native net 11.1,
+ * net;ofi_rxm 13.9, MPICH over UCX tcp 11.7 us; tcp;ofi_rxm was 14.3 against net;ofi_rxm's
+ * 12.0 in an earlier series -- its progress engine is woken through a pipe on every send, 5
+ * system calls per message instead of 3.  rxm's extra layer costs about a microsecond per
+ * hop and preallocates bounce buffers.  The native endpoint injects at most 128 bytes, so
+ * packets beyond 48 bytes of payload take a buffer and a completion; that is cheaper than
+ * rxm's layer.  From libfabric 1.18 on, "net" is gone: it became "tcp", whose RDM endpoint is
+ * then native, so a native "tcp" entry ranks with "net" (1.17's "tcp" has no RDM endpoint of
+ * its own; the 1.18 case is untested here).  An entry on another interface than the first
+ * usable one is never preferred. */
+static int preference(const struct fi_info *i, const char *provider)
 {
-    struct fi_info *first = NULL;
+    const char *name = i->fabric_attr->prov_name;
+    if (provider && *provider)
+        return strcmp(name, provider) == 0 ? 2 : 1;
+    if (strcmp(name, "net") == 0 || strcmp(name, "tcp") == 0)
+        return 3;
+    return strcmp(name, "net;ofi_rxm") == 0 ? 2 : 1;
+}
+
+/* The most preferred usable entry of list on the interface named in domain (a buffer of
+ * MP_NET_DOMAIN_MAX bytes; when empty, the first usable entry's interface is written into
+ * it).  Among equals the first listed wins. */
+#define MP_NET_DOMAIN_MAX 256
+static struct fi_info *pick_info(struct fi_info *list, const char *provider, const char *iface,
+                                 char *domain)
+{
+    struct fi_info *best = NULL;
     for (struct fi_info *i = list; i; i = i->next) {
         if (!usable(i, provider, iface))
             continue;
-        if (first == NULL)
-            first = i;
-        if (provider && *provider)
-            break;
-        if (strcmp(i->fabric_attr->prov_name, "net;ofi_rxm") == 0 &&
-            strcmp(first->fabric_attr->prov_name, "tcp;ofi_rxm") == 0 &&
-            strcmp(domain_name(i), domain_name(first)) == 0)
-            return i;
+        if (domain[0] == '\0')
+            snprintf(domain, MP_NET_DOMAIN_MAX, "%s", domain_name(i));
+        if (strcmp(domain_name(i), domain) != 0)
+            continue;
+        if (best == NULL || preference(i, provider) > preference(best, provider))
+            best = i;
     }
-    return first;
+    return best;
 }
 
-/* The provider with FI_RMA when it has it (single copy), else with messages only; each with
- * an inject size of MP_NET_INJECT if the provider allows (tcp;ofi_rxm offers 64 bytes by
- * default, less than one header: small messages then need a buffer and a completion). */
+/* The provider with FI_RMA when it has it (single copy), else with messages only.  Each is
+ * asked first with an inject size of MP_NET_INJECT (rxm then lets small messages go without a
+ * buffer or a completion; it offers 64 bytes by default, less than one header) and then with
+ * none (the native net endpoint allows at most 128); the most preferred entry of both answers
+ * wins, the one with the larger inject size among equals. */
 static int choose_provider(const char *provider, const char *iface, int want_rma)
 {
-    struct fi_info *list = NULL, *pick = NULL;
-    int rc = 0;
-    for (int attempt = want_rma ? 0 : 2; attempt < 4 && pick == NULL; attempt++) {
+    struct fi_info *pick = NULL;
+    char domain[MP_NET_DOMAIN_MAX] = "";
+    int rc = 0, listed = 0;
+    for (int attempt = want_rma ? 0 : 2; attempt < 4; attempt++) {
+        struct fi_info *list = get_info(provider, attempt < 2, attempt % 2 ? 0 : MP_NET_INJECT,
+                                        &rc);
+        listed |= list != NULL;
+        struct fi_info *found = list ? pick_info(list, provider, iface, domain) : NULL;
+        if (found && (pick == NULL || preference(found, provider) > preference(pick, provider))) {
+            fi_freeinfo(pick);
+            pick = fi_dupinfo(found);
+            if (pick == NULL) {
+                fi_freeinfo(list);
+                return mp_error_code(MPI_ERR_NO_MEM, "fi_dupinfo failed");
+            }
+        }
         fi_freeinfo(list);
-        list = get_info(provider, attempt < 2, attempt % 2 ? 0 : MP_NET_INJECT, &rc);
-        pick = list ? pick_info(list, provider, iface) : NULL;
+        if (pick && attempt % 2 == 1)
+            break;              /* the RMA pair answered: do not fall back to messages only */
     }
-    if (list == NULL)
+    if (!listed)
         return mp_error_code(MPI_ERR_OTHER, "network transport: no libfabric provider%s%s offers "
                              "a reliable datagram endpoint with ordered messages (%s)",
                              provider && *provider ? " named " : "",
                              provider && *provider ? provider : "", fi_strerror(-rc));
-    if (pick == NULL) {
-        fi_freeinfo(list);
+    if (pick == NULL)
         return mp_error_code(MPI_ERR_OTHER, "network transport: no provider%s%s on interface "
                              "%s reaches other hosts (set MEMPI_NET_PROVIDER / MEMPI_NET_IFACE)",
                              provider && *provider ? " named " : "",
                              provider && *provider ? provider : "",
                              iface && *iface ? iface : "(any but loopback)");
-    }
-    mp_net.info = fi_dupinfo(pick);
-    fi_freeinfo(list);
-    return mp_net.info ? MPI_SUCCESS : mp_error_code(MPI_ERR_NO_MEM, "fi_dupinfo failed");
+    mp_net.info = pick;
+    return MPI_SUCCESS;
 }
 
 int mp_net_post_recv(mp_net_buf *b)
@@ -495,8 +527,8 @@ void mp_net_finalize(void)
     drive(byes_done);
     mp_net.active = 0;
     if (mp_cfg.verbose && mp_world.rank == 0)
-        fprintf(stderr, "MemPI: net transport: rank 0 left %llu rendezvous read(s) in flight "
-                "(MEMPI_NET_ASYNC_READ)\n", (unsigned long long)mp_net.async_reads);
+        fprintf(stderr, "MemPI: net transport: rank 0 made %llu asynchronous rendezvous "
+                "read(s) (MEMPI_NET_ASYNC_READ)\n", (unsigned long long)mp_net.async_reads);
     fi_close(&mp_net.ep->fid);
     mp_net_rma_finalize();
     if (mp_net.mr)
