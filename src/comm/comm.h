@@ -44,10 +44,22 @@ mp_group *mp_comm_remote_group(mp_comm *comm);    /* comm->remote_group, built o
  * (1 or 2) into ctx_out[] as wire contexts (2 * id).  Returns an MPI error code. */
 int  mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag,
                   int count, int *ctx_out);
-/* Same; with claim == 0 this process takes part but does not reserve the ids (it will not be
+/* Same; with claim == 0 this process takes part but does not claim the ids (it will not be
  * a member: MPI_Comm_split with MPI_UNDEFINED, MPI_Comm_create outside the group). */
 int  mp_ctx_agree_ex(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
                      int claim, int *ctx_out);
+/* Where the leaders of an intercommunicator's two groups meet: the other leader is rank
+ * `peer` of `comm`, messages carry `tag` on comm's context `offset` (MP_CTX_PT2PT or
+ * MP_CTX_COLL). */
+typedef struct mp_ctx_bridge {
+    mp_comm *comm;
+    int peer, tag, offset;
+} mp_ctx_bridge;
+/* Agreement over two groups: this group's members are ranks[0..local->size-1] of `local`
+ * (index 0 its leader; this process is ranks[me]), messages with `tag` on local's collective
+ * context, and the leaders meet through b.  The ids are free in both groups. */
+int  mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
+                          const mp_ctx_bridge *b, int count, int claim, int *ctx_out);
 /* Nonblocking agreement over all ranks of the intracommunicator `parent` (MPI_Comm_idup): takes
  * the call's position in parent's nonblocking collective sequence now, then runs in the
  * progress engine and finally calls done(arg, err, ctx) once, ctx[0] = 2 * id of the id
@@ -62,18 +74,15 @@ void mp_ctx_agree_start_inter(mp_comm *inter, mp_comm *local, mp_ctx_done_fn *do
 void mp_ctx_init(void);
 void mp_ctx_release(int ctx);
 int  mp_ctx_live(void);                            /* number of ids in use (for tests) */
-/* The steps of one agreement round, for protocols that combine masks differently
- * (intercommunicators): words has MP_CTX_WORDS entries. */
-#define MP_CTX_WORDS (MP_CTX_IDS / 32 + 1)
-int  mp_ctx_contribute(uint32_t *words);          /* returns "took the mask" */
-void mp_ctx_pick(const uint32_t *words, int count, int *ids);   /* ids[0] < 0: retry/none */
-void mp_ctx_finish(int took, const int *ids, int count, int claim);
-void mp_ctx_backoff(void);
 int  mp_ctx_exhausted_error(void);
+/* The mask at this process, as every agreement round uses it (words: MP_CTX_IDS / 32):
+ * snapshot = free and not reserved; reserve = the vote (1, and ids reserved, if all are free
+ * and unreserved here); settle = drop the reservation, claiming the ids if claim. */
+void mp_ctx_snapshot(uint32_t *words);
+int  mp_ctx_reserve(const int *ids, int count);
+void mp_ctx_settle(const int *ids, int count, int claim);
 
 /* Internal collectives over ranks[0..n-1] of an intracommunicator (xfer.c). */
-int  mp_xfer_reduce_and(mp_comm *c, const int *ranks, int n, int me, int tag, uint32_t *words,
-                        int nwords);
 int  mp_xfer_bcast(mp_comm *c, const int *ranks, int n, int me, int tag, void *buf,
                    size_t bytes);
 int  mp_xfer_allgather(mp_comm *c, const int *ranks, int n, int me, int tag, const void *item,

@@ -2,69 +2,63 @@
 /*
  * Each process keeps a mask of MP_CTX_IDS ids, bit set = free here.  Id i means wire contexts
  * 2i (point-to-point) and 2i+1 (collectives); id 0 is MPI_COMM_WORLD and id 1 MPI_COMM_SELF.
- * To create a communicator the participants AND their masks (mp_xfer_reduce_and to index 0),
- * index 0 picks the lowest free id(s) and broadcasts them, and every member clears them.  With
- * 32768 ids, tens of thousands of communicators can be live at once.
+ * With 32768 ids, tens of thousands of communicators can be live at once.
  *
- * Blocking agreements.  Between contributing its mask and learning the result a process must
- * not hand the same id to another creation, so a blocking agreement "holds" the mask for that
- * whole round.  A creation that finds the mask held by another (another thread) contributes
- * all zeros and a 0 in the extra "had the mask" word; the AND then tells every participant to
- * retry, so nobody claims an id that some member could not vouch for.  Holders release the
- * mask after every round, and a process waits for the mask to be released before retrying.
- * A blocking round never waits for anything but its members' arrival, which a correct
- * program guarantees, so holding is safe.
+ * Every agreement -- blocking (MPI_Comm_dup, split, create, intercommunicators) or
+ * nonblocking (MPI_Comm_idup) -- runs the same rounds over a binomial tree of its members,
+ * each round in two phases, each phase a reduction to the root and a broadcast back:
+ *   1. every member contributes its free mask minus the ids *reserved* here (below); the root
+ *      picks candidate id(s) from the AND and broadcasts them;
+ *   2. every member votes yes if the candidates are still free and not reserved here -- and
+ *      then reserves them; the AND of the votes is broadcast; all yes: every member claims
+ *      the ids (a member with claim == 0 -- split with MPI_UNDEFINED -- only takes part);
+ *      otherwise the reservations are dropped and a new round starts.
+ * Safety: a reserved id is offered to no other agreement -- snapshots exclude it, other votes
+ * refuse it -- so an id is claimed by one agreement only, and only if every member reserved it
+ * for that one.
+ * Liveness: nothing is held while waiting for other members.  A reservation lives only
+ * through phase 2 of one round, and phase 2 waits for nothing but votes, which every member
+ * gives at once (it already contributed to phase 1).  So a round fails only when another
+ * agreement reserved the same candidate at some member in the meantime; the first round picks
+ * the lowest id that the root has not seen taken or proposed meanwhile, later rounds the
+ * lowest at or after a pseudo-random point, so two agreements that collided once almost
+ * never collide again.  (The protocol this replaced took the whole mask for a one-phase round
+ * and made everyone retry when a member's mask was taken by another thread: three threads
+ * creating communicators at once across two nodes retried 100,000 times a second without end,
+ * and an agreement waiting for a member that was itself stuck in a second agreement behind the
+ * first could never finish.)  An empty AND is reported as exhaustion even if reservations
+ * caused it: they are few and short-lived.
  *
- * Nonblocking agreements (MPI_Comm_idup) cannot hold the mask: a round stays in flight until
- * every member has called idup, which may be after this process has run other blocking
- * creations (rank 0: Comm_idup(c), Send(1), Wait; rank 1: Recv(0), Comm_idup(c), Wait is
- * legal).  Holding would make those creations retry forever.  So a nonblocking round has two
- * phases, each a reduction to index 0 and a broadcast over a binomial tree, driven by the
- * progress engine (nb_progress):
- *   1. every member contributes its free mask minus the ids *reserved* (below); index 0
- *      picks a candidate id from the AND and broadcasts it;
- *   2. every member votes: yes if the candidate is still free, not reserved and the mask is
- *      not held by a blocking round here -- and then reserves it; the AND of the votes is
- *      broadcast; all yes: every member claims the id; otherwise the reservations are dropped
- *      and a new round starts.
- * Safety: a reserved id is offered to no other agreement: snapshots (blocking and
- * nonblocking) exclude it, other votes refuse it, and a blocking round whose snapshot predates
- * the reservation cannot claim it because votes are refused while a blocking round holds the
- * mask.  So an id is claimed by one agreement only, and only if every member reserved it for
- * that one.
- * Liveness: rounds never block (a member always answers at once), so a round fails only if a
- * blocking round held the mask at some member during the vote (bounded by that blocking
- * call) or another agreement reserved the same candidate at some member.  The first round
- * picks the lowest id (the usual, uncontended case) that the root has not seen taken or
- * proposed meanwhile; later rounds pick the lowest id at or after a pseudo-random point, so
- * two agreements that collided once almost never collide again.  Several idups outstanding on
- * one communicator or on overlapping ones thus finish in any completion order.  (An empty AND
- * is reported as exhaustion even if reservations caused it: they are few and short-lived.)
+ * Trees.  An intracommunicator agreement runs over ranks[0..n-1] of its parent, rooted at
+ * index 0; an intercommunicator agreement runs over both groups' trees, the root of the group
+ * whose leader has the higher world rank hanging below the other root across a bridge (the
+ * peer communicator of MPI_Intercomm_create, the intercommunicator itself, or MPI_COMM_WORLD
+ * for MPI_Intercomm_create_from_groups).  Between a pair every round sends mask, vote (up)
+ * and candidates, result (down) in one order on one tag, and the receiver posts them in the
+ * same order, so the single tag is unambiguous.  A blocking agreement uses the tag its caller
+ * names; a nonblocking one the call's position in the parent's nonblocking collective
+ * sequence (sched.c), so it composes with Ibarrier/Iallreduce... in any interleaving the
+ * standard allows (an intercommunicator's also use its hidden local communicator).
  *
- * Messages of a nonblocking agreement travel on the parent's collective context with one
- * tag: the call's position in the parent's nonblocking collective sequence (sched.c), so it
- * composes with Ibarrier/Iallreduce... in any interleaving the standard allows (an
- * intercommunicator's also use its hidden local communicator: mp_ctx_agree_start_inter).
- * Between a pair every round sends mask, vote (up) and candidates, result (down) in one order
- * and the receiver posts them in the same order, so the single tag is unambiguous.
+ * Driving.  A blocking agreement is advanced by its caller's wait (agree_blocking) and by the
+ * progress hook; a nonblocking one by the hook alone, which finishes it.  Both are listed (so
+ * a root avoids proposing another's candidate), and the list, like every agreement's state,
+ * is touched only under the big lock (binding calls and the progress engine).
  *
- * Locking: ctx_lock protects the masks, the holder flag and the live count; it is never held
- * while communicating.  The list of nonblocking agreements is touched only under the big lock
- * (binding calls and the progress engine).
+ * Locking: ctx_lock protects the masks and the live count; it is never held while
+ * communicating.
  */
 #include "comm/comm.h"
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
 #include "datatype/datatype.h"
 
 #define NWORDS (MP_CTX_IDS / 32)
-enum { PICK_RETRY = -1, PICK_EXHAUSTED = -2 };
+enum { PICK_EXHAUSTED = -2 };
 
 static uint32_t free_mask[NWORDS];
-static uint32_t reserved[NWORDS];     /* ids a nonblocking agreement voted for here */
-static int mask_held;
+static uint32_t reserved[NWORDS];     /* ids an agreement voted for here */
 static int live_ids;
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -74,121 +68,51 @@ void mp_ctx_init(void)
     memset(free_mask, 0xff, sizeof free_mask);
     free_mask[0] &= ~3u;              /* ids 0 and 1: MPI_COMM_WORLD, MPI_COMM_SELF */
     memset(reserved, 0, sizeof reserved);
-    mask_held = 0;
     live_ids = 2;
 }
 
-/* Takes the mask and copies it into words[0..NWORDS-1] with words[NWORDS] = 1, or, if
- * another creation holds it, fills zeros.  Returns whether the mask was taken. */
-int mp_ctx_contribute(uint32_t *words)
+/* ---- the mask at this process: the steps of a round (also unit-tested) ---- */
+
+void mp_ctx_snapshot(uint32_t *words)
 {
     pthread_mutex_lock(&ctx_lock);
-    int took = !mask_held;
-    if (took) {
-        mask_held = 1;
-        for (int i = 0; i < NWORDS; i++)
-            words[i] = free_mask[i] & ~reserved[i];
-    } else {
-        memset(words, 0, sizeof free_mask);
-    }
-    words[NWORDS] = (uint32_t)took;
+    for (int i = 0; i < NWORDS; i++)
+        words[i] = free_mask[i] & ~reserved[i];
     pthread_mutex_unlock(&ctx_lock);
-    return took;
 }
 
-/* Picks the `count` lowest free ids in an agreed mask (ids[i] = PICK_RETRY if some member
- * lacked the mask, PICK_EXHAUSTED if not enough are free). */
-void mp_ctx_pick(const uint32_t *words, int count, int *ids)
+int mp_ctx_reserve(const int *ids, int count)
 {
-    if (!words[NWORDS]) {
-        ids[0] = PICK_RETRY;
-        return;
+    int yes = 1;
+    pthread_mutex_lock(&ctx_lock);
+    for (int i = 0; i < count; i++) {
+        uint32_t bit = 1u << (ids[i] % 32);
+        yes = yes && (free_mask[ids[i] / 32] & bit) && !(reserved[ids[i] / 32] & bit);
     }
-    int got = 0;
-    for (int w = 0; w < NWORDS && got < count; w++) {
-        uint32_t bits = words[w];
-        while (bits && got < count) {
-            int b = __builtin_ctz(bits);
-            bits &= bits - 1;
-            ids[got++] = w * 32 + b;
-        }
-    }
-    if (got < count)
-        ids[0] = PICK_EXHAUSTED;
+    for (int i = 0; yes && i < count; i++)
+        reserved[ids[i] / 32] |= 1u << (ids[i] % 32);
+    pthread_mutex_unlock(&ctx_lock);
+    return yes;
 }
 
-/* Ends a round: claims the picked ids (when `claim`), releases the mask if we held it. */
-void mp_ctx_finish(int took, const int *ids, int count, int claim)
+void mp_ctx_settle(const int *ids, int count, int claim)
 {
     pthread_mutex_lock(&ctx_lock);
-    if (claim && ids[0] >= 0)
-        for (int i = 0; i < count; i++) {
-            free_mask[ids[i] / 32] &= ~(1u << (ids[i] % 32));
+    for (int i = 0; i < count; i++) {
+        uint32_t bit = 1u << (ids[i] % 32);
+        reserved[ids[i] / 32] &= ~bit;
+        if (claim) {
+            free_mask[ids[i] / 32] &= ~bit;
             live_ids++;
         }
-    if (took)
-        mask_held = 0;
+    }
     pthread_mutex_unlock(&ctx_lock);
-}
-
-/* Waits a little before a retry, letting the holder's communication progress. */
-void mp_ctx_backoff(void)
-{
-    mp_progress();
-    sched_yield();
 }
 
 int mp_ctx_exhausted_error(void)
 {
     return mp_error_code(MPI_ERR_OTHER, "out of context ids: %d communicators are live "
                          "(at most %d)", mp_ctx_live(), MP_CTX_IDS);
-}
-
-int mp_ctx_agree_ex(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
-                    int claim, int *ctx_out)
-{
-    uint32_t *words = mp_malloc(sizeof(uint32_t) * (NWORDS + 1));
-    int ids[2] = { PICK_RETRY, PICK_RETRY }, err;
-    for (;;) {
-        int took = mp_ctx_contribute(words);
-        err = mp_xfer_reduce_and(parent, ranks, n, me, tag, words, NWORDS + 1);
-        if (!err && me == 0)
-            mp_ctx_pick(words, count, ids);
-        if (!err)
-            err = mp_xfer_bcast(parent, ranks, n, me, tag, ids, sizeof ids);
-        mp_ctx_finish(took, ids, count, claim && !err);
-        if (err)
-            break;
-        if (ids[0] == PICK_RETRY) {
-            mp_ctx_backoff();
-            continue;
-        }
-        if (ids[0] == PICK_EXHAUSTED)
-            err = mp_ctx_exhausted_error();
-        break;
-    }
-    free(words);
-    if (!err)
-        for (int i = 0; i < count; i++)
-            ctx_out[i] = 2 * ids[i];
-    return err;
-}
-
-int mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
-                 int *ctx_out)
-{
-    return mp_ctx_agree_ex(parent, ranks, n, me, tag, count, 1, ctx_out);
-}
-
-void mp_ctx_claim(int ctx)
-{
-    int id = ctx / 2;
-    pthread_mutex_lock(&ctx_lock);
-    if (free_mask[id / 32] & (1u << (id % 32))) {
-        free_mask[id / 32] &= ~(1u << (id % 32));
-        live_ids++;
-    }
-    pthread_mutex_unlock(&ctx_lock);
 }
 
 void mp_ctx_release(int ctx)
@@ -213,7 +137,7 @@ int mp_ctx_live(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Nonblocking agreement (MPI_Comm_idup)                                                     */
+/* Agreements (see the top)                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 /* States: what the transfers now outstanding are. */
 enum {
@@ -226,22 +150,25 @@ enum {
 };
 enum { MAX_TREE = 34 };               /* children of a binomial tree node + parent */
 
-/* A tree neighbour: a rank of a communicator, messages on its collective context. */
+/* A tree neighbour: a rank of a communicator, messages on one of its contexts. */
 typedef struct nb_peer {
     mp_comm *comm;
-    int rank, tag;
+    int rank, tag, offset;            /* offset: MP_CTX_COLL, or MP_CTX_PT2PT across a bridge */
 } nb_peer;
 
 struct mp_ctx_nb {
     struct mp_ctx_nb *next;
     mp_comm *parent, *local;          /* referenced until the agreement ends */
     int tag, count, round;
+    int claim;                        /* 0: take part without claiming the ids */
+    int owned;                        /* blocking: its caller waits for it and finishes it */
     int has_up, nkids;
     nb_peer up, kids[MAX_TREE];
     int state, error;
     uint32_t *words;                  /* my mask, then the AND of my subtree */
     uint32_t *kid_words;              /* nkids masks */
-    int cand[2], vote, kid_votes[MAX_TREE], reserved_ids[2];
+    int cand[2], vote, kid_votes[MAX_TREE];
+    int reserved;                     /* the candidates are reserved here (this round) */
     mp_request *reqs[MAX_TREE];
     int nreqs;
     mp_ctx_done_fn *done;
@@ -267,7 +194,7 @@ static void nb_send(mp_ctx_nb *a, const void *buf, size_t bytes, const nb_peer *
 {
     mp_request *r = NULL;
     nb_note(a, mp_isend(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
-                        MP_CTX_COLL, MP_MODE_STANDARD, &r));
+                        p->offset, MP_MODE_STANDARD, &r));
     if (r)
         a->reqs[a->nreqs++] = r;
 }
@@ -276,7 +203,7 @@ static void nb_recv(mp_ctx_nb *a, void *buf, size_t bytes, const nb_peer *p)
 {
     mp_request *r = NULL;
     nb_note(a, mp_irecv(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
-                        MP_CTX_COLL, &r));
+                        p->offset, &r));
     if (r)
         a->reqs[a->nreqs++] = r;
 }
@@ -349,10 +276,7 @@ static void nb_pick(mp_ctx_nb *a, const uint32_t *words)
 static void nb_start_round(mp_ctx_nb *a)
 {
     a->cand[0] = a->cand[1] = -1;
-    pthread_mutex_lock(&ctx_lock);
-    for (int i = 0; i < NWORDS; i++)
-        a->words[i] = free_mask[i] & ~reserved[i];
-    pthread_mutex_unlock(&ctx_lock);
+    mp_ctx_snapshot(a->words);
     for (int k = 0; k < a->nkids; k++)
         nb_recv(a, a->kid_words + (size_t)k * NWORDS, sizeof(uint32_t) * NWORDS, &a->kids[k]);
     a->state = NB_MASK_UP;
@@ -361,19 +285,8 @@ static void nb_start_round(mp_ctx_nb *a)
 /* Phase 2 at this process: vote for the candidates and reserve them. */
 static void nb_vote(mp_ctx_nb *a)
 {
-    a->reserved_ids[0] = a->reserved_ids[1] = -1;
-    pthread_mutex_lock(&ctx_lock);
-    a->vote = !mask_held;
-    for (int i = 0; i < a->count; i++) {
-        int id = a->cand[i];
-        uint32_t bit = 1u << (id % 32);
-        a->vote = a->vote && (free_mask[id / 32] & bit) && !(reserved[id / 32] & bit);
-    }
-    for (int i = 0; a->vote && i < a->count; i++) {
-        reserved[a->cand[i] / 32] |= 1u << (a->cand[i] % 32);
-        a->reserved_ids[i] = a->cand[i];
-    }
-    pthread_mutex_unlock(&ctx_lock);
+    a->vote = mp_ctx_reserve(a->cand, a->count);
+    a->reserved = a->vote;
     for (int k = 0; k < a->nkids; k++)
         nb_recv(a, &a->kid_votes[k], sizeof(int), &a->kids[k]);
     a->state = NB_VOTE_UP;
@@ -382,19 +295,9 @@ static void nb_vote(mp_ctx_nb *a)
 /* End of a round: claim (result yes) or drop the reservations. */
 static void nb_end_round(mp_ctx_nb *a)
 {
-    pthread_mutex_lock(&ctx_lock);
-    for (int i = 0; i < 2; i++) {
-        int id = a->reserved_ids[i];
-        if (id < 0)
-            continue;
-        reserved[id / 32] &= ~(1u << (id % 32));
-        if (a->vote && !a->error) {
-            free_mask[id / 32] &= ~(1u << (id % 32));
-            live_ids++;
-        }
-        a->reserved_ids[i] = -1;
-    }
-    pthread_mutex_unlock(&ctx_lock);
+    if (a->reserved)
+        mp_ctx_settle(a->cand, a->count, a->vote && !a->error && a->claim);
+    a->reserved = 0;
     if (a->error || a->vote) {
         a->state = NB_DONE;
         return;
@@ -484,7 +387,8 @@ static void nb_finish(mp_ctx_nb *a)
         mp_comm_release(local);
 }
 
-/* Progress hook: advances every outstanding agreement, finishes the completed ones. */
+/* Progress hook: advances every outstanding agreement, finishes the completed nonblocking
+ * ones (a blocking one is finished by its caller). */
 static int nb_progress(void)
 {
     if (nb_in_hook || !nb_head)
@@ -494,34 +398,54 @@ static int nb_progress(void)
     mp_ctx_nb **pp = &nb_head;
     while (*pp) {
         mp_ctx_nb *a = *pp;
+        int was_done = a->state == NB_DONE;
         nb_advance(a);
-        if (a->state == NB_DONE) {
+        if (a->state == NB_DONE && !a->owned) {
             *pp = a->next;
             nb_finish(a);
             events++;
-        } else {
-            pp = &a->next;
+            continue;
         }
+        events += a->state == NB_DONE && !was_done;
+        pp = &a->next;
     }
     nb_listed = nb_head != NULL;
     nb_in_hook = 0;
     return events;
 }
 
-/* Binomial tree over the ranks of `local` rooted at rank 0: my parent clears my lowest set
- * bit, my children add the powers of two below it. */
-static void nb_tree(mp_ctx_nb *a, mp_comm *local, int tag)
+/* Binomial tree over ranks[0..n-1] of comm (ranks NULL: comm's ranks 0..n-1) rooted at index
+ * 0, this process at index me: my parent clears my lowest set bit, my children add the
+ * powers of two below it. */
+static void nb_tree(mp_ctx_nb *a, mp_comm *comm, const int *ranks, int n, int me, int tag)
 {
-    int me = local->rank, n = local->size;
     int low = me ? me & -me : 1 << 30;
     if (me) {
         a->has_up = 1;
-        a->up = (nb_peer){ local, me - low, tag };
+        a->up = (nb_peer){ comm, ranks ? ranks[me - low] : me - low, tag, MP_CTX_COLL };
     }
     for (int m = 1; m < low && me + m < n; m <<= 1)
-        a->kids[a->nkids++] = (nb_peer){ local, me + m, tag };
+        a->kids[a->nkids++] = (nb_peer){ comm, ranks ? ranks[me + m] : me + m, tag, MP_CTX_COLL };
 }
 
+/* Joins the other group's tree at the roots: the root whose world rank is higher hangs below
+ * the other (both roots decide alike).  Only a root's `other` is meaningful. */
+static void nb_bridge(mp_ctx_nb *a, int me, nb_peer other)
+{
+    if (me != 0)
+        return;
+    const mp_comm *c = other.comm;
+    int other_world = c->is_inter ? c->remote_world[other.rank] : c->world[other.rank];
+    if (mp_world.rank < other_world) {
+        a->kids[a->nkids++] = other;
+    } else {
+        a->has_up = 1;
+        a->up = other;
+    }
+}
+
+/* Starts the first round and lists the agreement, unless a nonblocking one is over at once
+ * (a communicator of one process) and we are not inside the hook: then it is finished. */
 static void nb_launch(mp_ctx_nb *a)
 {
     static int registered;
@@ -529,7 +453,6 @@ static void nb_launch(mp_ctx_nb *a)
         mp_progress_register_gated(nb_progress, &nb_listed);   /* idle polls skip it */
         registered = 1;
     }
-    a->reserved_ids[0] = a->reserved_ids[1] = -1;
     a->words = mp_malloc(sizeof(uint32_t) * NWORDS);
     a->kid_words = mp_malloc(sizeof(uint32_t) * NWORDS * (size_t)(a->nkids ? a->nkids : 1));
     nb_start_round(a);
@@ -537,7 +460,7 @@ static void nb_launch(mp_ctx_nb *a)
     nb_in_hook = 1;
     nb_advance(a);                    /* leaves send their mask now */
     nb_in_hook = was;
-    if (a->state == NB_DONE && !was) {
+    if (a->state == NB_DONE && !was && !a->owned) {
         nb_finish(a);
         return;
     }
@@ -549,46 +472,110 @@ static void nb_launch(mp_ctx_nb *a)
     nb_listed = 1;
 }
 
-static mp_ctx_nb *nb_new(mp_comm *parent, int count, mp_ctx_done_fn *done, void *arg)
+static mp_ctx_nb *nb_new(mp_comm *parent, int count, int tag, int claim, mp_ctx_done_fn *done,
+                         void *arg)
 {
     mp_ctx_nb *a = mp_calloc(1, sizeof *a);
     a->parent = parent;
     atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
-    a->tag = mp_coll_nonblocking_tag(parent);
+    a->tag = tag;
     a->count = count;
+    a->claim = claim;
     a->done = done;
     a->arg = arg;
     return a;
 }
 
+/* ---- blocking agreements ---- */
+
+typedef struct blocking_result {
+    int err, ctx[2];
+} blocking_result;
+
+static void blocking_done(void *arg, int err, const int *ctx)
+{
+    blocking_result *r = arg;
+    r->err = err;
+    r->ctx[0] = ctx[0];
+    r->ctx[1] = ctx[1];
+}
+
+/* Runs an agreement to its end in this call.  The wait advances it itself as well as through
+ * the progress hook, which may be gated off or be this call's caller. */
+static int agree_blocking(mp_ctx_nb *a, int *ctx_out)
+{
+    blocking_result r = { MPI_SUCCESS, { -1, -1 } };
+    int count = a->count;
+    a->owned = 1;
+    a->done = blocking_done;
+    a->arg = &r;
+    nb_launch(a);
+    unsigned spins = 0;
+    for (;;) {
+        int events = mp_poll_except(-1);
+        nb_advance(a);
+        if (a->state == NB_DONE)
+            break;
+        if (events == 0)
+            mp_idle_packet(&spins);
+    }
+    for (mp_ctx_nb **pp = &nb_head; *pp; pp = &(*pp)->next)
+        if (*pp == a) {
+            *pp = a->next;
+            break;
+        }
+    nb_listed = nb_head != NULL;
+    nb_finish(a);
+    if (!r.err)
+        for (int i = 0; i < count; i++)
+            ctx_out[i] = r.ctx[i];
+    return r.err;
+}
+
+int mp_ctx_agree_ex(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
+                    int claim, int *ctx_out)
+{
+    mp_ctx_nb *a = nb_new(parent, count, tag, claim, NULL, NULL);
+    nb_tree(a, parent, ranks, n, me, tag);
+    return agree_blocking(a, ctx_out);
+}
+
+int mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
+                 int *ctx_out)
+{
+    return mp_ctx_agree_ex(parent, ranks, n, me, tag, count, 1, ctx_out);
+}
+
+int mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
+                         const mp_ctx_bridge *b, int count, int claim, int *ctx_out)
+{
+    mp_ctx_nb *a = nb_new(local, count, tag, claim, NULL, NULL);
+    nb_tree(a, local, ranks, local->size, me, tag);
+    nb_bridge(a, me, (nb_peer){ b->comm, b->peer, b->tag, b->offset });
+    return agree_blocking(a, ctx_out);
+}
+
+/* ---- nonblocking agreements (MPI_Comm_idup) ---- */
+
 void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg)
 {
-    mp_ctx_nb *a = nb_new(parent, 1, done, arg);
-    nb_tree(a, parent, a->tag);
+    mp_ctx_nb *a = nb_new(parent, 1, mp_coll_nonblocking_tag(parent), 1, done, arg);
+    nb_tree(a, parent, NULL, parent->size, parent->rank, a->tag);
     nb_launch(a);
 }
 
 /* Intercommunicator: one tree over both groups.  Each group's tree runs over its hidden local
  * communicator, with a tag taken in that communicator's nonblocking sequence (the members of
- * a group call idup on the intercommunicator in one order, so they agree on it); the root of
- * the group whose rank 0 has the higher world rank hangs below the other root, across the
- * intercommunicator.  Two ids free in both groups are chosen: the intercommunicator's and
- * the one both sides use for their hidden local communicators (disjoint members, so one id
- * can serve both). */
+ * a group call idup on the intercommunicator in one order, so they agree on it); the roots
+ * meet across the intercommunicator.  Two ids free in both groups are chosen: the
+ * intercommunicator's and the one both sides use for their hidden local communicators
+ * (disjoint members, so one id can serve both). */
 void mp_ctx_agree_start_inter(mp_comm *inter, mp_comm *local, mp_ctx_done_fn *done, void *arg)
 {
-    mp_ctx_nb *a = nb_new(inter, 2, done, arg);
+    mp_ctx_nb *a = nb_new(inter, 2, mp_coll_nonblocking_tag(inter), 1, done, arg);
     a->local = local;
     atomic_fetch_add_explicit(&local->refs, 1, memory_order_relaxed);
-    nb_tree(a, local, mp_coll_nonblocking_tag(local));
-    if (local->rank == 0) {
-        nb_peer other = { inter, 0, a->tag };
-        if (inter->world[0] < inter->remote_world[0])
-            a->kids[a->nkids++] = other;
-        else {
-            a->has_up = 1;
-            a->up = other;
-        }
-    }
+    nb_tree(a, local, NULL, local->size, local->rank, mp_coll_nonblocking_tag(local));
+    nb_bridge(a, local->rank, (nb_peer){ inter, 0, a->tag, MP_CTX_COLL });
     nb_launch(a);
 }

@@ -1,16 +1,15 @@
 /* intercomm.c -- intercommunicators: create, dup, merge.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
  * An intercommunicator has one context id used in both directions, so the id must be free in
- * both groups.  Each group ANDs its masks to its leader over an intracommunicator of the
- * local group ("local"), the two leaders swap their group's mask over a bridge (the peer
- * communicator for MPI_Intercomm_create, the intercommunicator itself for dup and merge),
- * both compute the same choice from the same two masks, swap their verdicts so both retry
- * or fail together, and broadcast the result in their group.  The round structure and the
- * "held mask" rule are those of context.c.
+ * both groups: one agreement (context.c, mp_ctx_agree_bridged) runs over both groups' trees,
+ * each over an intracommunicator of the local group ("local"), joined at their leaders by a
+ * bridge (the peer communicator for MPI_Intercomm_create, the intercommunicator itself for
+ * dup, merge and split, MPI_COMM_WORLD for MPI_Intercomm_create_from_groups).
  *
- * Each intercommunicator also gets a hidden intracommunicator over its local group (its own
- * context id, free in the local group only), which later dup and merge operations and the
- * collective layer use for local steps (mp_intercomm_local).
+ * Each intercommunicator also gets a hidden intracommunicator over its local group, which
+ * later dup and merge operations and the collective layer use for local steps
+ * (mp_intercomm_local); its id comes from the same agreement (free in both groups, whose
+ * members are disjoint, so both sides' hidden communicators can share it).
  *
  * Leaders also exchange the world ranks of their groups, and for merge the "high" flags.
  *
@@ -28,12 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { V_OK = 0, V_RETRY = 1, V_FAIL = 2 };
-
-typedef struct bridge {
-    mp_comm *comm;                    /* communicator reaching the other leader */
-    int peer, tag, offset;            /* the other leader's rank in it, tag, ctx offset */
-} bridge;
+typedef mp_ctx_bridge bridge;
 
 /* `local` ranks with the leader moved to index 0; *me = this process's index. */
 static int *leader_first(mp_comm *local, int leader, int *me)
@@ -50,65 +44,13 @@ static int *leader_first(mp_comm *local, int leader, int *me)
     return ranks;
 }
 
-/* Agrees on an id free in both groups (ctx[0]) and, if want_local, an id free in the local
- * group (ctx[1]) for the hidden local communicator. */
+/* Agrees on an id free in both groups (ctx[0]) and, if want_local, a second one (ctx[1]) for
+ * the hidden local communicators of both sides (disjoint members: one id serves both). */
 static int inter_agree(mp_comm *local, const int *ranks, int me, const bridge *b,
                        int want_local, int claim, int *ctx)
 {
-    uint32_t *mine = mp_malloc(sizeof(uint32_t) * MP_CTX_WORDS);
-    uint32_t *theirs = mp_malloc(sizeof(uint32_t) * MP_CTX_WORDS);
-    int err = MPI_SUCCESS;
-    for (;;) {
-        int res[3] = { -1, -1, V_RETRY };   /* inter id, local id, verdict */
-        int took = mp_ctx_contribute(mine);
-        err = mp_xfer_reduce_and(local, ranks, local->size, me, MP_TAG_INTER, mine,
-                                 MP_CTX_WORDS);
-        if (!err && me == 0) {
-            err = mp_xfer_exchange(b->comm, b->peer, b->tag, b->offset, mine, theirs,
-                                   sizeof(uint32_t) * MP_CTX_WORDS);
-            int verdict = V_OK, ids[1];
-            for (int i = 0; i < MP_CTX_WORDS; i++)
-                theirs[i] &= mine[i];
-            mp_ctx_pick(theirs, 1, ids);
-            if (ids[0] == -1)
-                verdict = V_RETRY;
-            else if (ids[0] < 0)
-                verdict = V_FAIL;
-            res[0] = ids[0];
-            if (verdict == V_OK && want_local) {
-                mine[ids[0] / 32] &= ~(1u << (ids[0] % 32));
-                mp_ctx_pick(mine, 1, ids);
-                res[1] = ids[0];
-                if (ids[0] < 0)
-                    verdict = ids[0] == -1 ? V_RETRY : V_FAIL;
-            }
-            int other = V_OK;
-            if (!err)
-                err = mp_xfer_exchange(b->comm, b->peer, b->tag, b->offset, &verdict, &other,
-                                       sizeof(int));
-            res[2] = verdict > other ? verdict : other;
-        }
-        if (!err)
-            err = mp_xfer_bcast(local, ranks, local->size, me, MP_TAG_INTER, res, sizeof res);
-        int ok = !err && res[2] == V_OK;
-        mp_ctx_finish(took, res, want_local ? 2 : 1, ok && claim);
-        if (err)
-            break;
-        if (res[2] == V_RETRY) {
-            mp_ctx_backoff();
-            continue;
-        }
-        if (res[2] == V_FAIL)
-            err = mp_ctx_exhausted_error();
-        else {
-            ctx[0] = 2 * res[0];
-            ctx[1] = 2 * res[1];
-        }
-        break;
-    }
-    free(mine);
-    free(theirs);
-    return err;
+    return mp_ctx_agree_bridged(local, ranks, me, MP_TAG_INTER, b, want_local ? 2 : 1, claim,
+                                ctx);
 }
 
 /* Leaders swap an int array; then every member of the local group receives it. */

@@ -8,8 +8,9 @@
  * creations that overlap in their members cannot steal each other's messages as long as each
  * pair of processes performs them in the same order (which MPI requires of the program).
  *
- * Binomial trees rooted at index 0: reduce (bitwise AND of words) and broadcast; gather is
- * linear to index 0, which is fine for the small items (two ints per rank) it carries.
+ * A binomial tree rooted at index 0 for broadcast; gather is linear to index 0, which is fine
+ * for the small items (two ints per rank) it carries.  (Context ids are agreed by context.c's
+ * own trees.)
  * Keeping these here means the comm layer does not depend on the collective layer.
  */
 #include "comm/comm.h"
@@ -33,29 +34,6 @@ static int send_bytes(mp_comm *c, const void *buf, size_t n, int dest, int tag)
 static int recv_bytes(mp_comm *c, void *buf, size_t n, int src, int tag)
 {
     return mp_recv(buf, (MPI_Aint)n, byte_type(), src, tag, c, MP_CTX_COLL, MPI_STATUS_IGNORE);
-}
-
-int mp_xfer_reduce_and(mp_comm *c, const int *ranks, int n, int me, int tag, uint32_t *words,
-                       int nwords)
-{
-    uint32_t *tmp = mp_malloc(sizeof(uint32_t) * (size_t)nwords);
-    int err = MPI_SUCCESS;
-    for (int mask = 1; mask < n; mask <<= 1) {
-        if (me & mask) {
-            err = send_bytes(c, words, sizeof(uint32_t) * (size_t)nwords,
-                             ranks[me - mask], tag);
-            break;
-        }
-        if (me + mask < n) {
-            err = recv_bytes(c, tmp, sizeof(uint32_t) * (size_t)nwords, ranks[me + mask], tag);
-            if (err)
-                break;
-            for (int i = 0; i < nwords; i++)
-                words[i] &= tmp[i];
-        }
-    }
-    free(tmp);
-    return err;
 }
 
 int mp_xfer_bcast(mp_comm *c, const int *ranks, int n, int me, int tag, void *buf, size_t bytes)

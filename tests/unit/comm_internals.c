@@ -1,8 +1,8 @@
 /* comm_internals.c -- unit test of context-id masks, attributes, topology helpers and info objects.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Runs without MPI_Init: exercises the comm layer's pure functions directly.  Context ids:
- * picking the lowest free ids, refusing when a participant lacked the mask, exhaustion, claim
- * and release bookkeeping.  Attributes: copy/delete callbacks, newest-first deletion, keyval
+ * the steps of an agreement round at one process (snapshot excludes taken and reserved ids,
+ * a vote reserves or refuses, settling claims or drops), release bookkeeping.  Attributes: copy/delete callbacks, newest-first deletion, keyval
  * lifetime past MPI_*_free_keyval.  Cartesian helpers: rank/coords round trip, periodic wrap,
  * shifts at open edges.  Info: order of keys, replacement, removal.
  */
@@ -27,42 +27,48 @@ static int copy_cb(int obj, int keyval, void *extra, void *in, void *out, int *f
     return MPI_SUCCESS;
 }
 
+static int bit(const uint32_t *w, int id)
+{
+    return (w[id / 32] >> (id % 32)) & 1;
+}
+
 static void test_ctx(void)
 {
-    uint32_t *w = calloc(MP_CTX_WORDS, sizeof(uint32_t));
-    int ids[2];
+    uint32_t *w = calloc(MP_CTX_IDS / 32, sizeof(uint32_t));
     mp_ctx_init();
-    int took = mp_ctx_contribute(w);
-    EXPECT(took == 1);
-    EXPECT((w[0] & 3u) == 0);                 /* WORLD and SELF are taken */
-    EXPECT(w[MP_CTX_WORDS - 1] == 1);
-    /* a second concurrent contribution sees the mask held */
-    uint32_t *w2 = calloc(MP_CTX_WORDS, sizeof(uint32_t));
-    EXPECT(mp_ctx_contribute(w2) == 0);
-    EXPECT(w2[0] == 0 && w2[MP_CTX_WORDS - 1] == 0);
-    mp_ctx_pick(w2, 1, ids);
-    EXPECT(ids[0] == -1);                     /* retry */
-    mp_ctx_pick(w, 2, ids);
-    EXPECT(ids[0] == 2 && ids[1] == 3);
-    mp_ctx_finish(took, ids, 2, 1);
+    mp_ctx_snapshot(w);
+    EXPECT(!bit(w, 0) && !bit(w, 1) && bit(w, 2) && bit(w, 3));   /* WORLD, SELF taken */
+    EXPECT(bit(w, MP_CTX_IDS - 1));
+    /* a vote reserves: the next snapshot and any other vote exclude the ids */
+    int ids[2] = { 2, 3 };
+    EXPECT(mp_ctx_reserve(ids, 2) == 1);
+    mp_ctx_snapshot(w);
+    EXPECT(!bit(w, 2) && !bit(w, 3) && bit(w, 4));
+    int other[2] = { 3, 4 };
+    EXPECT(mp_ctx_reserve(other, 2) == 0);   /* 3 is reserved: no, and 4 stays unreserved */
+    mp_ctx_snapshot(w);
+    EXPECT(bit(w, 4));
+    EXPECT(mp_ctx_live() == 2);
+    mp_ctx_settle(ids, 2, 1);                /* all voted yes: claimed */
     EXPECT(mp_ctx_live() == 4);
-    took = mp_ctx_contribute(w);
-    EXPECT(took == 1 && (w[0] & 0xfu) == 0);
-    mp_ctx_finish(took, ids, 1, 0);           /* a non-member releases without claiming */
+    mp_ctx_snapshot(w);
+    EXPECT(!bit(w, 2) && !bit(w, 3));
+    EXPECT(mp_ctx_reserve(ids, 1) == 0);     /* claimed ids are refused */
+    /* a failed round (or a non-member) drops its reservation without claiming */
+    int four = 4;
+    EXPECT(mp_ctx_reserve(&four, 1) == 1);
+    mp_ctx_settle(&four, 1, 0);
+    mp_ctx_snapshot(w);
+    EXPECT(bit(w, 4) && mp_ctx_live() == 4);
+    EXPECT(mp_ctx_reserve(&four, 1) == 1);   /* free again */
+    mp_ctx_settle(&four, 1, 0);
     mp_ctx_release(2 * 2);
     EXPECT(mp_ctx_live() == 3);
-    mp_ctx_release(0);                        /* WORLD's id is never released */
+    mp_ctx_snapshot(w);
+    EXPECT(bit(w, 2) && !bit(w, 3));
+    mp_ctx_release(0);                       /* WORLD's id is never released */
     EXPECT(mp_ctx_live() == 3);
-    /* exhaustion */
-    memset(w, 0, sizeof(uint32_t) * MP_CTX_WORDS);
-    w[MP_CTX_WORDS - 1] = 1;
-    w[5] = 1u << 7;
-    mp_ctx_pick(w, 1, ids);
-    EXPECT(ids[0] == 5 * 32 + 7);
-    mp_ctx_pick(w, 2, ids);
-    EXPECT(ids[0] == -2);
     free(w);
-    free(w2);
 }
 
 static void test_attr(void)
