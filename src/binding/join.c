@@ -8,14 +8,15 @@
  *      socket, then reads the other's -- both write first and a hello is far smaller than
  *      any socket buffer, so neither blocks the other;
  *   2. both compare the same two hellos, so both reach the same verdict at once: another
- *      job (or a job without a MemPI job id, e.g. under Hydra) is MPI_ERR_UNSUPPORTED_OPERATION
+ *      job (or a launcher that names no job) is MPI_ERR_UNSUPPORTED_OPERATION
  *      on both sides, never one side waiting for the other;
  *   3. same job: the intercommunicator {me} x {peer} comes from mp_intercomm_from_groups,
  *      whose stringtag names the pair and the lower rank's nonce (a per-process counter), so
  *      concurrent joins of one pair get different tags.
  *
  * The job id is the launcher's MEMPI_JOB_ID (a random hex string per mpiexec job, or per
- * singleton).  The socket is only read and written here, and is left quiescent as the
+ * singleton), or under Hydra and Slurm the name of the job's PMI key-value space
+ * (mp_pmi_job_id).  The socket is only read and written here, and is left quiescent as the
  * standard requires: each side reads exactly what the other wrote.
  */
 #include "binding/binding.h"
@@ -28,7 +29,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define JOIN_MAGIC "MemPI-join-1"
+#define JOIN_MAGIC "MemPI-join-2"
 #define JOIN_JOBID 64
 
 typedef struct {
@@ -59,7 +60,7 @@ static void my_hello(hello *h)
     static atomic_uint_fast64_t joins;
     memset(h, 0, sizeof *h);
     memcpy(h->magic, JOIN_MAGIC, sizeof JOIN_MAGIC);
-    if (mp_pmi_get(MP_PMI_KEY_JOB_ID, h->job, sizeof h->job) < 0)
+    if (mp_pmi_job_id(h->job, sizeof h->job) < 0)
         h->job[0] = '\0';
     h->job[sizeof h->job - 1] = '\0';
     h->size = mp_world.size;

@@ -92,6 +92,28 @@ int mp_pmi_is_singleton(void)
     return pmi.initialized && pmi.singleton;
 }
 
+/* MemPI's mpiexec (and a singleton) publish a random job id; other launchers name the job
+ * through their key-value space, whose name is unique among the jobs they run: Hydra's is
+ * kvs_<pid>_<pgid>_<random>_<host>, Slurm's <jobid>.<step>.  The two kinds cannot collide
+ * (the prefix "kvs:" is not hex).  A name too long for the caller's buffer is shortened to
+ * its 64-bit FNV-1a hash and its head, so the id stays a fixed-size field on a wire. */
+int mp_pmi_job_id(char *value, int maxlen)
+{
+    if (mp_pmi_get(MP_PMI_KEY_JOB_ID, value, maxlen) == 0)
+        return 0;
+    if (!pmi.initialized || pmi.kvsname[0] == '\0')
+        return fail(MP_PMI_ENOTFOUND, "PMI: the launcher named no job");
+    if (maxlen < 24)
+        return fail(MP_PMI_EINVAL, "PMI: no room for a job id in %d bytes", maxlen);
+    if (snprintf(value, (size_t)maxlen, "kvs:%s", pmi.kvsname) < maxlen)
+        return 0;
+    uint64_t h = 14695981039346656037ull;
+    for (const char *c = pmi.kvsname; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    snprintf(value, (size_t)maxlen, "kvs#%016llx:%s", (unsigned long long)h, pmi.kvsname);
+    return 0;
+}
+
 /* ---- environment -------------------------------------------------------- */
 
 /* 1 if set and valid, 0 if unset, -1 (error recorded) if malformed. */

@@ -31,6 +31,7 @@ int  mp_pmi_is_singleton(void);
 int  mp_pmi_put(const char *key, const char *value);
 int  mp_pmi_fence(void);
 int  mp_pmi_get(const char *key, char *value, int maxlen);
+int  mp_pmi_job_id(char *value, int maxlen);   /* unique among running jobs */
 int  mp_pmi_universe_size(int *n);
 int  mp_pmi_abort(int code, const char *msg);
 int  mp_pmi_finalize(void);

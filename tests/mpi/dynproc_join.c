@@ -2,8 +2,9 @@
 /* dynproc_join.c -- MPI_Comm_join between ranks of one job; a foreign peer fails at once.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
  * Ranks pair up (0-1, 2-3, ...; an odd last rank has no partner): the even rank listens on
- * a TCP socket of the loopback interface, sends its port number to the odd rank, which
- * connects; both call MPI_Comm_join on their end.  The result must be an intercommunicator
+ * a TCP socket -- of the loopback interface when its partner shares its node, else of its
+ * first other IPv4 address (a pair may span two nodes of a cluster) -- and sends address and
+ * port to the odd rank, which connects; both call MPI_Comm_join on their end.  The result must be an intercommunicator
  * of one local and one remote process through which data flows both ways (checked with a
  * bcast from each side and a sendrecv), and the socket must still work afterwards.  Twice
  * over the same socket, so two joins of one pair get different communicators.
@@ -13,6 +14,8 @@
  */
 #include <mpi.h>
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,29 +28,67 @@
 
 static int wrank;
 
+/* Whether world rank other shares this process's node (collective over the world). */
+static int same_node(int other)
+{
+    MPI_Comm node;
+    MPI_Group wg, ng;
+    int there = MPI_UNDEFINED;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Comm_group(node, &ng);
+    if (other >= 0)
+        MPI_Group_translate_ranks(wg, 1, &other, ng, &there);
+    MPI_Group_free(&wg);
+    MPI_Group_free(&ng);
+    MPI_Comm_free(&node);
+    return there != MPI_UNDEFINED;
+}
+
+/* The address a partner can reach this process at: loopback on the same node, else this
+ * node's first IPv4 address that is not loopback (network byte order). */
+static uint32_t reachable_address(int partner_local)
+{
+    if (partner_local)
+        return htonl(INADDR_LOOPBACK);
+    struct ifaddrs *list, *i;
+    uint32_t addr = 0;
+    CHECK(getifaddrs(&list) == 0, "getifaddrs");
+    for (i = list; i && addr == 0; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !(i->ifa_flags & IFF_LOOPBACK))
+            addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+    freeifaddrs(list);
+    CHECK(addr != 0, "the partner is on another node, and this node has no IPv4 address");
+    return addr;
+}
+
 /* Connected TCP socket to the partner: the lower rank listens. */
-static int connect_pair(int partner)
+static int connect_pair(int partner, int partner_local)
 {
     struct sockaddr_in a;
     socklen_t len = sizeof a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int port = 0, fd;
+    unsigned where[2];                  /* address (network order), port */
+    int fd;
     if (wrank < partner) {
+        a.sin_addr.s_addr = reachable_address(partner_local);
         int l = socket(AF_INET, SOCK_STREAM, 0);
         CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0,
-              "cannot listen on the loopback interface");
+              "cannot listen on %s", inet_ntoa(a.sin_addr));
         CHECK(getsockname(l, (struct sockaddr *)&a, &len) == 0, "getsockname");
-        port = ntohs(a.sin_port);
-        MPI_Send(&port, 1, MPI_INT, partner, 1, MPI_COMM_WORLD);
+        where[0] = a.sin_addr.s_addr;
+        where[1] = ntohs(a.sin_port);
+        MPI_Send(where, 2, MPI_UNSIGNED, partner, 1, MPI_COMM_WORLD);
         fd = accept(l, NULL, NULL);
         close(l);
     } else {
-        MPI_Recv(&port, 1, MPI_INT, partner, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        a.sin_port = htons((unsigned short)port);
+        MPI_Recv(where, 2, MPI_UNSIGNED, partner, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        a.sin_addr.s_addr = where[0];
+        a.sin_port = htons((unsigned short)where[1]);
         fd = socket(AF_INET, SOCK_STREAM, 0);
-        CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect to port %d", port);
+        CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect to %s port %u",
+              inet_ntoa(a.sin_addr), where[1]);
     }
     CHECK(fd >= 0, "accept failed");
     return fd;
@@ -106,8 +147,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     foreign_peer();
     int partner = wrank ^ 1;
+    int local = same_node(partner < size ? partner : -1);
     if (partner < size) {
-        int fd = connect_pair(partner);
+        int fd = connect_pair(partner, local);
         MPI_Comm ic[2];
         for (int round = 0; round < 2; round++) {
             CHECK(MPI_Comm_join(fd, &ic[round]) == MPI_SUCCESS, "MPI_Comm_join round %d failed", round);
