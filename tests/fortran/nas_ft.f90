@@ -269,6 +269,7 @@ contains
   subroutine check_strings()
     character(len=MPI_MAX_OBJECT_NAME) :: name
     character(len=MPI_MAX_PROCESSOR_NAME) :: pname, pname0
+    integer :: node
     character(len=5) :: short
     integer :: dup, len, ie
     call MPI_Comm_dup(MPI_COMM_WORLD, dup, ie)
@@ -308,11 +309,14 @@ contains
       print *, rank, ': MPI_GET_PROCESSOR_NAME gave "', trim(pname), '"', len
       ok = .false.
     end if
-    ! Every rank of this single-node job runs on the same host.
+    ! Every rank of a node runs on the same host (on a cluster, nodes differ).
     pname0 = pname
-    call MPI_Bcast(pname0, MPI_MAX_PROCESSOR_NAME, MPI_CHARACTER, 0, MPI_COMM_WORLD, ie)
+    call MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node, ie)
+    call MPI_Bcast(pname0, MPI_MAX_PROCESSOR_NAME, MPI_CHARACTER, 0, node, ie)
+    call MPI_Comm_free(node, ie)
     if (pname0 /= pname) then
-      print *, rank, ': processor name "', trim(pname), '" vs rank 0 "', trim(pname0), '"'
+      print *, rank, ': processor name "', trim(pname), '" vs its node''s first rank "', &
+        trim(pname0), '"'
       ok = .false.
     end if
   end subroutine check_strings
