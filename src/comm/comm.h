@@ -68,7 +68,6 @@ int  mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
  * communicator) and claims two ids free in both: ctx[0] for the intercommunicator, ctx[1] for
  * the hidden local communicators of both sides. */
 typedef void (mp_ctx_done_fn)(void *arg, int err, const int *ctx);
-typedef struct mp_ctx_nb mp_ctx_nb;
 void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg);
 void mp_ctx_agree_start_inter(mp_comm *inter, mp_comm *local, mp_ctx_done_fn *done, void *arg);
 void mp_ctx_init(void);

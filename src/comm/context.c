@@ -141,29 +141,31 @@ int mp_ctx_live(void)
 /* ------------------------------------------------------------------------------------------ */
 /* States: what the transfers now outstanding are. */
 enum {
-    NB_MASK_UP,                       /* receiving my children's masks */
-    NB_MASK_SENT,                     /* sending my subtree's AND to my parent */
-    NB_CAND_RECV,                     /* receiving the candidates from my parent */
-    NB_CAND_FWD,                      /* sending them to my children */
-    NB_VOTE_UP, NB_VOTE_SENT, NB_RESULT_RECV, NB_RESULT_FWD,   /* the same for the votes */
-    NB_DONE
+    AG_MASK_UP,                       /* receiving my children's masks */
+    AG_MASK_SENT,                     /* sending my subtree's AND to my parent */
+    AG_CAND_RECV,                     /* receiving the candidates from my parent */
+    AG_CAND_FWD,                      /* sending them to my children */
+    AG_VOTE_UP, AG_VOTE_SENT, AG_RESULT_RECV, AG_RESULT_FWD,   /* the same for the votes */
+    AG_DONE
 };
 enum { MAX_TREE = 34 };               /* children of a binomial tree node + parent */
 
 /* A tree neighbour: a rank of a communicator, messages on one of its contexts. */
-typedef struct nb_peer {
+typedef struct tree_peer {
     mp_comm *comm;
     int rank, tag, offset;            /* offset: MP_CTX_COLL, or MP_CTX_PT2PT across a bridge */
-} nb_peer;
+} tree_peer;
 
-struct mp_ctx_nb {
-    struct mp_ctx_nb *next;
+/* One agreement in flight at this process (see the top). */
+typedef struct agreement agreement;
+struct agreement {
+    agreement *next;
     mp_comm *parent, *local;          /* referenced until the agreement ends */
     int tag, count, round;
     int claim;                        /* 0: take part without claiming the ids */
     int owned;                        /* blocking: its caller waits for it and finishes it */
     int has_up, nkids;
-    nb_peer up, kids[MAX_TREE];
+    tree_peer up, kids[MAX_TREE];
     int state, error;
     uint32_t *words;                  /* my mask, then the AND of my subtree */
     uint32_t *kid_words;              /* nkids masks */
@@ -175,52 +177,52 @@ struct mp_ctx_nb {
     void *arg;
 };
 
-static mp_ctx_nb *nb_head;
-static int nb_in_hook;
-static int nb_listed;                 /* nb_head != NULL: the progress hook's gate */
+static agreement *agreements;
+static int in_hook;
+static int listed;                 /* agreements != NULL: the progress hook's gate */
 
 static mp_datatype *bytes_dt(void)
 {
     return mp_datatype_get(MPI_BYTE);
 }
 
-static void nb_note(mp_ctx_nb *a, int err)
+static void ag_note(agreement *a, int err)
 {
     if (err && !a->error)
         a->error = err;
 }
 
-static void nb_send(mp_ctx_nb *a, const void *buf, size_t bytes, const nb_peer *p)
+static void ag_send(agreement *a, const void *buf, size_t bytes, const tree_peer *p)
 {
     mp_request *r = NULL;
-    nb_note(a, mp_isend(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
+    ag_note(a, mp_isend(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
                         p->offset, MP_MODE_STANDARD, &r));
     if (r)
         a->reqs[a->nreqs++] = r;
 }
 
-static void nb_recv(mp_ctx_nb *a, void *buf, size_t bytes, const nb_peer *p)
+static void ag_recv(agreement *a, void *buf, size_t bytes, const tree_peer *p)
 {
     mp_request *r = NULL;
-    nb_note(a, mp_irecv(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
+    ag_note(a, mp_irecv(buf, (MPI_Aint)bytes, bytes_dt(), p->rank, p->tag, p->comm,
                         p->offset, &r));
     if (r)
         a->reqs[a->nreqs++] = r;
 }
 
-static void nb_send_kids(mp_ctx_nb *a, const void *buf, size_t bytes)
+static void ag_send_kids(agreement *a, const void *buf, size_t bytes)
 {
     for (int k = 0; k < a->nkids; k++)
-        nb_send(a, buf, bytes, &a->kids[k]);
+        ag_send(a, buf, bytes, &a->kids[k]);
 }
 
 /* Reaps the finished transfers; 1 when none is left. */
-static int nb_reqs_done(mp_ctx_nb *a)
+static int ag_reqs_done(agreement *a)
 {
     int j = 0;
     for (int i = 0; i < a->nreqs; i++) {
         if (mp_request_is_done(a->reqs[i]))
-            nb_note(a, mp_wait(a->reqs[i], MPI_STATUS_IGNORE));
+            ag_note(a, mp_wait(a->reqs[i], MPI_STATUS_IGNORE));
         else
             a->reqs[j++] = a->reqs[i];
     }
@@ -230,7 +232,7 @@ static int nb_reqs_done(mp_ctx_nb *a)
 
 /* Whether id is a poor candidate at this root: claimed or reserved here since the snapshot,
  * or proposed by another agreement outstanding here (which would likely win the vote). */
-static int nb_taken_here(const mp_ctx_nb *a, int id)
+static int ag_taken_here(const agreement *a, int id)
 {
     pthread_mutex_lock(&ctx_lock);
     uint32_t bit = 1u << (id % 32);
@@ -238,7 +240,7 @@ static int nb_taken_here(const mp_ctx_nb *a, int id)
     pthread_mutex_unlock(&ctx_lock);
     if (taken)
         return 1;
-    for (const mp_ctx_nb *o = nb_head; o; o = o->next)
+    for (const agreement *o = agreements; o; o = o->next)
         if (o != a && (o->cand[0] == id || (o->count > 1 && o->cand[1] == id)))
             return 1;
     return 0;
@@ -249,7 +251,7 @@ static int nb_taken_here(const mp_ctx_nb *a, int id)
  * proposed by other agreements outstanding at this root are avoided if possible (several
  * idups started together would otherwise all propose the same lowest id and all but one
  * retry).  cand[0] = PICK_EXHAUSTED if there are not enough. */
-static void nb_pick(mp_ctx_nb *a, const uint32_t *words)
+static void ag_pick(agreement *a, const uint32_t *words)
 {
     int start = 0, got = 0, nfall = 0, fall[2] = { -1, -1 };
     if (a->round > 0) {
@@ -262,7 +264,7 @@ static void nb_pick(mp_ctx_nb *a, const uint32_t *words)
         int id = (start + k) % MP_CTX_IDS;
         if (!(words[id / 32] & (1u << (id % 32))))
             continue;
-        if (!nb_taken_here(a, id))
+        if (!ag_taken_here(a, id))
             a->cand[got++] = id;
         else if (nfall < 2)
             fall[nfall++] = id;
@@ -273,105 +275,105 @@ static void nb_pick(mp_ctx_nb *a, const uint32_t *words)
         a->cand[0] = PICK_EXHAUSTED;
 }
 
-static void nb_start_round(mp_ctx_nb *a)
+static void ag_start_round(agreement *a)
 {
     a->cand[0] = a->cand[1] = -1;
     mp_ctx_snapshot(a->words);
     for (int k = 0; k < a->nkids; k++)
-        nb_recv(a, a->kid_words + (size_t)k * NWORDS, sizeof(uint32_t) * NWORDS, &a->kids[k]);
-    a->state = NB_MASK_UP;
+        ag_recv(a, a->kid_words + (size_t)k * NWORDS, sizeof(uint32_t) * NWORDS, &a->kids[k]);
+    a->state = AG_MASK_UP;
 }
 
 /* Phase 2 at this process: vote for the candidates and reserve them. */
-static void nb_vote(mp_ctx_nb *a)
+static void ag_vote(agreement *a)
 {
     a->vote = mp_ctx_reserve(a->cand, a->count);
     a->reserved = a->vote;
     for (int k = 0; k < a->nkids; k++)
-        nb_recv(a, &a->kid_votes[k], sizeof(int), &a->kids[k]);
-    a->state = NB_VOTE_UP;
+        ag_recv(a, &a->kid_votes[k], sizeof(int), &a->kids[k]);
+    a->state = AG_VOTE_UP;
 }
 
 /* End of a round: claim (result yes) or drop the reservations. */
-static void nb_end_round(mp_ctx_nb *a)
+static void ag_end_round(agreement *a)
 {
     if (a->reserved)
         mp_ctx_settle(a->cand, a->count, a->vote && !a->error && a->claim);
     a->reserved = 0;
     if (a->error || a->vote) {
-        a->state = NB_DONE;
+        a->state = AG_DONE;
         return;
     }
     a->round++;
-    nb_start_round(a);
+    ag_start_round(a);
 }
 
 /* Moves one agreement on as far as it goes without waiting. */
-static void nb_advance(mp_ctx_nb *a)
+static void ag_advance(agreement *a)
 {
-    while (a->state != NB_DONE && nb_reqs_done(a)) {
+    while (a->state != AG_DONE && ag_reqs_done(a)) {
         if (a->error) {               /* a transfer failed: nothing sensible to agree on */
-            nb_end_round(a);
-            a->state = NB_DONE;
+            ag_end_round(a);
+            a->state = AG_DONE;
             break;
         }
         switch (a->state) {
-        case NB_MASK_UP:
+        case AG_MASK_UP:
             for (int k = 0; k < a->nkids; k++)
                 for (int i = 0; i < NWORDS; i++)
                     a->words[i] &= a->kid_words[(size_t)k * NWORDS + i];
             if (a->has_up) {
-                nb_send(a, a->words, sizeof(uint32_t) * NWORDS, &a->up);
-                a->state = NB_MASK_SENT;
+                ag_send(a, a->words, sizeof(uint32_t) * NWORDS, &a->up);
+                a->state = AG_MASK_SENT;
             } else {
-                nb_pick(a, a->words);
-                nb_send_kids(a, a->cand, sizeof a->cand);
-                a->state = NB_CAND_FWD;
+                ag_pick(a, a->words);
+                ag_send_kids(a, a->cand, sizeof a->cand);
+                a->state = AG_CAND_FWD;
             }
             break;
-        case NB_MASK_SENT:
-            nb_recv(a, a->cand, sizeof a->cand, &a->up);
-            a->state = NB_CAND_RECV;
+        case AG_MASK_SENT:
+            ag_recv(a, a->cand, sizeof a->cand, &a->up);
+            a->state = AG_CAND_RECV;
             break;
-        case NB_CAND_RECV:
-            nb_send_kids(a, a->cand, sizeof a->cand);
-            a->state = NB_CAND_FWD;
+        case AG_CAND_RECV:
+            ag_send_kids(a, a->cand, sizeof a->cand);
+            a->state = AG_CAND_FWD;
             break;
-        case NB_CAND_FWD:
+        case AG_CAND_FWD:
             if (a->cand[0] < 0) {     /* every member learns it: nothing left to try */
                 a->error = mp_ctx_exhausted_error();
-                a->state = NB_DONE;
+                a->state = AG_DONE;
                 break;
             }
-            nb_vote(a);
+            ag_vote(a);
             break;
-        case NB_VOTE_UP:
+        case AG_VOTE_UP:
             for (int k = 0; k < a->nkids; k++)
                 a->vote &= a->kid_votes[k];
             if (a->has_up) {
-                nb_send(a, &a->vote, sizeof(int), &a->up);
-                a->state = NB_VOTE_SENT;
+                ag_send(a, &a->vote, sizeof(int), &a->up);
+                a->state = AG_VOTE_SENT;
             } else {
-                nb_send_kids(a, &a->vote, sizeof(int));
-                a->state = NB_RESULT_FWD;
+                ag_send_kids(a, &a->vote, sizeof(int));
+                a->state = AG_RESULT_FWD;
             }
             break;
-        case NB_VOTE_SENT:
-            nb_recv(a, &a->vote, sizeof(int), &a->up);
-            a->state = NB_RESULT_RECV;
+        case AG_VOTE_SENT:
+            ag_recv(a, &a->vote, sizeof(int), &a->up);
+            a->state = AG_RESULT_RECV;
             break;
-        case NB_RESULT_RECV:
-            nb_send_kids(a, &a->vote, sizeof(int));
-            a->state = NB_RESULT_FWD;
+        case AG_RESULT_RECV:
+            ag_send_kids(a, &a->vote, sizeof(int));
+            a->state = AG_RESULT_FWD;
             break;
-        case NB_RESULT_FWD:
-            nb_end_round(a);
+        case AG_RESULT_FWD:
+            ag_end_round(a);
             break;
         }
     }
 }
 
-static void nb_finish(mp_ctx_nb *a)
+static void ag_finish(agreement *a)
 {
     int ctx[2] = { -1, -1 };
     if (!a->error)
@@ -389,48 +391,48 @@ static void nb_finish(mp_ctx_nb *a)
 
 /* Progress hook: advances every outstanding agreement, finishes the completed nonblocking
  * ones (a blocking one is finished by its caller). */
-static int nb_progress(void)
+static int ag_progress(void)
 {
-    if (nb_in_hook || !nb_head)
+    if (in_hook || !agreements)
         return 0;
-    nb_in_hook = 1;
+    in_hook = 1;
     int events = 0;
-    mp_ctx_nb **pp = &nb_head;
+    agreement **pp = &agreements;
     while (*pp) {
-        mp_ctx_nb *a = *pp;
-        int was_done = a->state == NB_DONE;
-        nb_advance(a);
-        if (a->state == NB_DONE && !a->owned) {
+        agreement *a = *pp;
+        int was_done = a->state == AG_DONE;
+        ag_advance(a);
+        if (a->state == AG_DONE && !a->owned) {
             *pp = a->next;
-            nb_finish(a);
+            ag_finish(a);
             events++;
             continue;
         }
-        events += a->state == NB_DONE && !was_done;
+        events += a->state == AG_DONE && !was_done;
         pp = &a->next;
     }
-    nb_listed = nb_head != NULL;
-    nb_in_hook = 0;
+    listed = agreements != NULL;
+    in_hook = 0;
     return events;
 }
 
 /* Binomial tree over ranks[0..n-1] of comm (ranks NULL: comm's ranks 0..n-1) rooted at index
  * 0, this process at index me: my parent clears my lowest set bit, my children add the
  * powers of two below it. */
-static void nb_tree(mp_ctx_nb *a, mp_comm *comm, const int *ranks, int n, int me, int tag)
+static void ag_tree(agreement *a, mp_comm *comm, const int *ranks, int n, int me, int tag)
 {
     int low = me ? me & -me : 1 << 30;
     if (me) {
         a->has_up = 1;
-        a->up = (nb_peer){ comm, ranks ? ranks[me - low] : me - low, tag, MP_CTX_COLL };
+        a->up = (tree_peer){ comm, ranks ? ranks[me - low] : me - low, tag, MP_CTX_COLL };
     }
     for (int m = 1; m < low && me + m < n; m <<= 1)
-        a->kids[a->nkids++] = (nb_peer){ comm, ranks ? ranks[me + m] : me + m, tag, MP_CTX_COLL };
+        a->kids[a->nkids++] = (tree_peer){ comm, ranks ? ranks[me + m] : me + m, tag, MP_CTX_COLL };
 }
 
 /* Joins the other group's tree at the roots: the root whose world rank is higher hangs below
  * the other (both roots decide alike).  Only a root's `other` is meaningful. */
-static void nb_bridge(mp_ctx_nb *a, int me, nb_peer other)
+static void ag_bridge(agreement *a, int me, tree_peer other)
 {
     if (me != 0)
         return;
@@ -446,36 +448,36 @@ static void nb_bridge(mp_ctx_nb *a, int me, nb_peer other)
 
 /* Starts the first round and lists the agreement, unless a nonblocking one is over at once
  * (a communicator of one process) and we are not inside the hook: then it is finished. */
-static void nb_launch(mp_ctx_nb *a)
+static void ag_launch(agreement *a)
 {
     static int registered;
     if (!registered) {
-        mp_progress_register_gated(nb_progress, &nb_listed);   /* idle polls skip it */
+        mp_progress_register_gated(ag_progress, &listed);   /* idle polls skip it */
         registered = 1;
     }
     a->words = mp_malloc(sizeof(uint32_t) * NWORDS);
     a->kid_words = mp_malloc(sizeof(uint32_t) * NWORDS * (size_t)(a->nkids ? a->nkids : 1));
-    nb_start_round(a);
-    int was = nb_in_hook;
-    nb_in_hook = 1;
-    nb_advance(a);                    /* leaves send their mask now */
-    nb_in_hook = was;
-    if (a->state == NB_DONE && !was && !a->owned) {
-        nb_finish(a);
+    ag_start_round(a);
+    int was = in_hook;
+    in_hook = 1;
+    ag_advance(a);                    /* leaves send their mask now */
+    in_hook = was;
+    if (a->state == AG_DONE && !was && !a->owned) {
+        ag_finish(a);
         return;
     }
     a->next = NULL;                   /* (if done inside the hook, the hook finishes it) */
-    mp_ctx_nb **pp = &nb_head;
+    agreement **pp = &agreements;
     while (*pp)
         pp = &(*pp)->next;
     *pp = a;
-    nb_listed = 1;
+    listed = 1;
 }
 
-static mp_ctx_nb *nb_new(mp_comm *parent, int count, int tag, int claim, mp_ctx_done_fn *done,
+static agreement *ag_new(mp_comm *parent, int count, int tag, int claim, mp_ctx_done_fn *done,
                          void *arg)
 {
-    mp_ctx_nb *a = mp_calloc(1, sizeof *a);
+    agreement *a = mp_calloc(1, sizeof *a);
     a->parent = parent;
     atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
     a->tag = tag;
@@ -502,30 +504,30 @@ static void blocking_done(void *arg, int err, const int *ctx)
 
 /* Runs an agreement to its end in this call.  The wait advances it itself as well as through
  * the progress hook, which may be gated off or be this call's caller. */
-static int agree_blocking(mp_ctx_nb *a, int *ctx_out)
+static int agree_blocking(agreement *a, int *ctx_out)
 {
     blocking_result r = { MPI_SUCCESS, { -1, -1 } };
     int count = a->count;
     a->owned = 1;
     a->done = blocking_done;
     a->arg = &r;
-    nb_launch(a);
+    ag_launch(a);
     unsigned spins = 0;
     for (;;) {
         int events = mp_poll_except(-1);
-        nb_advance(a);
-        if (a->state == NB_DONE)
+        ag_advance(a);
+        if (a->state == AG_DONE)
             break;
         if (events == 0)
             mp_idle_packet(&spins);
     }
-    for (mp_ctx_nb **pp = &nb_head; *pp; pp = &(*pp)->next)
+    for (agreement **pp = &agreements; *pp; pp = &(*pp)->next)
         if (*pp == a) {
             *pp = a->next;
             break;
         }
-    nb_listed = nb_head != NULL;
-    nb_finish(a);
+    listed = agreements != NULL;
+    ag_finish(a);
     if (!r.err)
         for (int i = 0; i < count; i++)
             ctx_out[i] = r.ctx[i];
@@ -535,8 +537,8 @@ static int agree_blocking(mp_ctx_nb *a, int *ctx_out)
 int mp_ctx_agree_ex(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
                     int claim, int *ctx_out)
 {
-    mp_ctx_nb *a = nb_new(parent, count, tag, claim, NULL, NULL);
-    nb_tree(a, parent, ranks, n, me, tag);
+    agreement *a = ag_new(parent, count, tag, claim, NULL, NULL);
+    ag_tree(a, parent, ranks, n, me, tag);
     return agree_blocking(a, ctx_out);
 }
 
@@ -549,9 +551,9 @@ int mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag, int 
 int mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
                          const mp_ctx_bridge *b, int count, int claim, int *ctx_out)
 {
-    mp_ctx_nb *a = nb_new(local, count, tag, claim, NULL, NULL);
-    nb_tree(a, local, ranks, local->size, me, tag);
-    nb_bridge(a, me, (nb_peer){ b->comm, b->peer, b->tag, b->offset });
+    agreement *a = ag_new(local, count, tag, claim, NULL, NULL);
+    ag_tree(a, local, ranks, local->size, me, tag);
+    ag_bridge(a, me, (tree_peer){ b->comm, b->peer, b->tag, b->offset });
     return agree_blocking(a, ctx_out);
 }
 
@@ -559,9 +561,9 @@ int mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
 
 void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg)
 {
-    mp_ctx_nb *a = nb_new(parent, 1, mp_coll_nonblocking_tag(parent), 1, done, arg);
-    nb_tree(a, parent, NULL, parent->size, parent->rank, a->tag);
-    nb_launch(a);
+    agreement *a = ag_new(parent, 1, mp_coll_nonblocking_tag(parent), 1, done, arg);
+    ag_tree(a, parent, NULL, parent->size, parent->rank, a->tag);
+    ag_launch(a);
 }
 
 /* Intercommunicator: one tree over both groups.  Each group's tree runs over its hidden local
@@ -572,10 +574,10 @@ void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg)
  * (disjoint members, so one id can serve both). */
 void mp_ctx_agree_start_inter(mp_comm *inter, mp_comm *local, mp_ctx_done_fn *done, void *arg)
 {
-    mp_ctx_nb *a = nb_new(inter, 2, mp_coll_nonblocking_tag(inter), 1, done, arg);
+    agreement *a = ag_new(inter, 2, mp_coll_nonblocking_tag(inter), 1, done, arg);
     a->local = local;
     atomic_fetch_add_explicit(&local->refs, 1, memory_order_relaxed);
-    nb_tree(a, local, NULL, local->size, local->rank, mp_coll_nonblocking_tag(local));
-    nb_bridge(a, local->rank, (nb_peer){ inter, 0, a->tag, MP_CTX_COLL });
-    nb_launch(a);
+    ag_tree(a, local, NULL, local->size, local->rank, mp_coll_nonblocking_tag(local));
+    ag_bridge(a, local->rank, (tree_peer){ inter, 0, a->tag, MP_CTX_COLL });
+    ag_launch(a);
 }

@@ -63,6 +63,8 @@ const mp_config_var mp_config_vars[] = {
       "file of `MEMPI_<NAME> = value` lines (written by mempi-loggp --tune) giving defaults for the variables above; the environment still wins" },
     { "MEMPI_NET_RMA",      "1",
       "rendezvous and request-for-sending over the network by fi_read/fi_write when the provider has FI_RMA: 0|1 (0: CTS+FRAG pipeline)" },
+    { "MEMPI_NET_RMA_MAX",  "auto",
+      "largest message (bytes) moved by fi_read/fi_write, larger ones stream through the CTS+FRAG pipeline: a size, or auto (over TCP sockets -- net, tcp, udp providers -- none while the machine has a core per rank, the pipeline being 2.3x faster at 1 MiB, all when its ranks outnumber its cores; all on other providers)" },
     { "MEMPI_NET_MR_CACHE", "256",
       "registrations of user buffers kept for reuse by the network transport: entries (256), bytes with a unit (64M), 0 = off; software providers only (tcp, udp)" },
     { "MEMPI_NET_ASYNC_READ", "auto",

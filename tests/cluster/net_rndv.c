@@ -195,7 +195,7 @@ int main(int argc, char **argv)
     }
     int peer = (rank + size / 2) % size;
     const size_t sizes[] = { 0, 1, 4095, 4096, 4097, 65535, 65536, 65537, 131072 + 5,
-                             (1 << 20) + 3 };
+                             262144, 262145, (1 << 20) + 3 };
     int round = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         for (int mode = 0; mode < 3; mode++)

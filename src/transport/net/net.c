@@ -105,6 +105,12 @@ static int read_settings(const char **provider, const char **iface, int *rma)
         return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_RMA (expected 0 "
                              "or 1)", v ? v : "");
     *rma = (int)want;
+    v = mp_config_current("MEMPI_NET_RMA_MAX");
+    if (v && strcmp(v, "auto") == 0)
+        mp_net.rma_max = MP_NET_RMA_MAX_AUTO;
+    else if (v == NULL || mp_parse_size(v, &mp_net.rma_max) != 0)
+        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_RMA_MAX "
+                             "(expected auto or a size in bytes such as 1048576 or 1M)", v ? v : "");
     static const char *const async_choices[] = { "auto", "0", "1", NULL };
     int async;
     v = mp_config_current("MEMPI_NET_ASYNC_READ");
@@ -375,6 +381,34 @@ static int exchange_addresses(void)
     return MPI_SUCCESS;
 }
 
+/* Which rendezvous messages fi_read/fi_write move; larger ones take the CTS+FRAG pipeline.
+ * MEMPI_NET_RMA_MAX=auto: over TCP sockets (libfabric's net, tcp, udp and sockets providers,
+ * alone or under rxm/rxd), none while the machine has a core per rank, all when its ranks
+ * outnumber its cores.  Measured between two namespace nodes (medians of 7 interleaved runs):
+ * with one rank per node the provider's RMA moved 1.8-2.1 GB/s where the pipeline through the
+ * posted receive buffers moved up to 4 -- ping-pong 256 KiB / 1 MiB / 4 MiB 64 / 253 / 959 us
+ * against 148 / 590 / 2166 (MPICH over UCX tcp: 164 / 572 / 2129) -- and the kernel copies the
+ * data in and out of the socket either way, so "single copy" gains nothing there.  With 2 x 4
+ * ranks on 2 cores the pipeline's copies and its need for both sides to run cost more:
+ * allreduce / bcast / allgather 1 MiB 5.8 / 2.1-3.0 / 25-26 ms against RMA's 3.5-4.3 /
+ * 1.6-2.0 / 17-23.  Other providers (RDMA hardware) move every rendezvous by RMA. */
+size_t mp_net_rma_limit(void)
+{
+    if (mp_net.rma_max != MP_NET_RMA_MAX_AUTO)
+        return mp_net.rma_max;
+    return mp_net.over_sockets && !mp_wait_oversubscribed() ? 0 : SIZE_MAX;
+}
+
+static int over_sockets(const char *prov_name)
+{
+    static const char *const sockets[] = { "net", "tcp", "udp", "sockets", NULL };
+    size_t core = strcspn(prov_name, ";");
+    for (int i = 0; sockets[i]; i++)
+        if (strlen(sockets[i]) == core && strncmp(prov_name, sockets[i], core) == 0)
+            return 1;
+    return 0;
+}
+
 static void describe(void)
 {
     if (!mp_cfg.verbose || mp_world.rank != 0)
@@ -386,12 +420,21 @@ static void describe(void)
     if (strstr(mp_net.info->fabric_attr->prov_name, "ofi_rxm"))
         snprintf(rxm, sizeof rxm, ", rxm buffer %s bytes, SAR limit %s",
                  getenv("FI_OFI_RXM_BUFFER_SIZE"), getenv("FI_OFI_RXM_SAR_LIMIT"));
+    char rndv[128] = "CTS+FRAG pipeline";
+    if (mp_net.rma && mp_net.rma_max == MP_NET_RMA_MAX_AUTO && mp_net.over_sockets)
+        snprintf(rndv, sizeof rndv, "CTS+FRAG pipeline (fi_read/fi_write while the machine's "
+                 "ranks outnumber its cores)");
+    else if (mp_net.rma && (mp_net.rma_max == MP_NET_RMA_MAX_AUTO || mp_net.rma_max == SIZE_MAX))
+        snprintf(rndv, sizeof rndv, "fi_read/fi_write");
+    else if (mp_net.rma && mp_net.rma_max > mp_net_transport.eager_max)
+        snprintf(rndv, sizeof rndv, "fi_read/fi_write up to %zu bytes, CTS+FRAG pipeline above",
+                 mp_net.rma_max);
     fprintf(stderr, "MemPI: net transport: provider %s on %s, %d remote peer(s), %d credits of "
             "%zu bytes each, eager up to %zu bytes, inject %zu bytes, rendezvous by %s, "
             "registration cache %s%s\n",
             mp_net.info->fabric_attr->prov_name, mp_net.info->domain_attr->name, mp_net.nremote,
             mp_net.credits, mp_net_transport.max_payload, mp_net_transport.eager_max,
-            mp_net.inject_size, mp_net.rma ? "fi_read/fi_write" : "CTS+FRAG pipeline", cache, rxm);
+            mp_net.inject_size, rndv, cache, rxm);
 }
 
 /* Defaults for the rxm layer (ofi_rxm, which gives "tcp" and "net" their RDM endpoints), set
@@ -440,6 +483,7 @@ int mp_net_init(void)
     if ((err = choose_provider(provider, iface, rma)) || (err = make_buffers()) ||
         (err = open_endpoint()) || (err = register_buffers()))
         return err;
+    mp_net.over_sockets = over_sockets(mp_net.info->fabric_attr->prov_name);
     mp_net_rma_init();
     mp_net.active = 1;
     for (int i = mp_net.nsend; i < mp_net.nsend + mp_net.nrecv; i++)

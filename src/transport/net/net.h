@@ -12,11 +12,13 @@
  * MP_NET_RESERVE receive buffers into one shared pool, and every peer may have at most
  * `credits` DATA packets unconsumed here.  A consumed buffer is reposted at once and its
  * credit is owed back to the sender: piggy-backed on the next DATA packet we send it, or as an
- * explicit CREDIT packet once half the window is owed.  CREDIT, BYE and BYE_ACK packets need
- * no credit: at most two CREDIT packets (each returns >= half the window, and no more than a
- * window can be outstanding) plus one BYE and one BYE_ACK can be in flight per peer, which the
- * reserve covers, with one liveness heartbeat (sent only after the peer was heard from since
- * the previous one, so a silent peer never has more than one waiting).  So no
+ * explicit CREDIT packet as soon as a quarter of the window is owed (half a window made a
+ * sender streaming 64 KiB fragments wait for the receiver's copies: see netmsg.c, owe).
+ * CREDIT, BYE and BYE_ACK packets need no credit: at most four CREDIT packets (each returns
+ * >= a quarter of the window, and no more than a window can be outstanding) plus one BYE and
+ * one BYE_ACK can be in flight per peer, which the reserve covers, with one liveness
+ * heartbeat (sent only after the peer was heard from since the previous one, so a silent
+ * peer never has more than one waiting).  So no
  * packet is ever dropped or left in the provider's unexpected queue, and two ranks that flood
  * each other both keep draining: a rank out of credits still polls and returns credits.
  */
@@ -38,7 +40,7 @@ int mp_fabric_load(void);
 
 #define MP_NET_MAGIC   0x6d704e74u    /* "mpNt" */
 #define MP_NET_INJECT  1024           /* inject size asked of the provider (and stack packets) */
-#define MP_NET_RESERVE 6              /* receive buffers per peer beyond its credits (5 used) */
+#define MP_NET_RESERVE 8              /* receive buffers per peer beyond its credits (7 used) */
 
 enum { MP_NET_DATA = 1, MP_NET_CREDIT, MP_NET_BYE, MP_NET_BYE_ACK };
 enum { MP_NET_F_KEY = 1 };            /* DATA: an mp_net_key follows the mp_hdr */
@@ -143,6 +145,9 @@ typedef struct mp_net_state {
     int ndeferred, deferred_head;
     int rma_pending, rma_err;         /* the RMA wait's operations in flight, first error */
     int async_read;                   /* MEMPI_NET_ASYNC_READ: -1 auto, 0 off, 1 on */
+    size_t rma_max;                   /* MEMPI_NET_RMA_MAX: larger messages use the pipeline */
+#define MP_NET_RMA_MAX_AUTO ((size_t)-2) /* decided per message (mp_net_rma_limit) */
+    int over_sockets;                 /* the provider runs over TCP/UDP sockets */
     int async_pending;                /* read_start operations not yet reported done */
     uint64_t async_reads;             /* read_start operations started (MEMPI_VERBOSE) */
 } mp_net_state;
@@ -153,6 +158,7 @@ int  mp_net_poll(void);
 int  mp_net_send_ctrl(int peer, int type);  /* CREDIT / BYE; 0 or MP_AGAIN */
 void mp_net_check_liveness(void);
 const char *mp_net_peer_name(int world);    /* "rank 3 (host 1)" for messages */
+size_t mp_net_rma_limit(void);              /* largest rendezvous moved by RMA now */
 int  mp_net_cq_batch(int defer);            /* one batch of completions; events */
 
 /* netmr.c: registrations of user buffers, cached where that is safe (MEMPI_NET_MR_CACHE) */

@@ -10,8 +10,8 @@
  * poll() reads the completion queue: a send completion returns its buffer, a receive
  * completion applies the returned credits, checks the packet number, hands the packet to the
  * protocol (mp_on_packet), reposts the buffer and owes the sender one credit.  Credits owed
- * go back on our next DATA packet to that peer, or in an explicit CREDIT packet once half a
- * window is owed (see net.h for why that never deadlocks).
+ * go back on our next DATA packet to that peer, or in an explicit CREDIT packet once a
+ * quarter of the window is owed (see net.h for why that never deadlocks).
  */
 #include "transport/net/net.h"
 
@@ -148,24 +148,41 @@ int mp_net_send_ctrl(int peer, int type)
     return rc;
 }
 
+/* Credits owed to a peer that are worth a CREDIT packet of their own. */
+static int credit_threshold(void)
+{
+    return (mp_net.credits + 3) / 4;
+}
+
+/* One more consumed buffer of peer's.  A quarter of the window owed goes back at once, in the
+ * middle of a batch of completions if need be (CREDIT is injected: no buffer, no re-entry).
+ * A rank that returned credits only after its whole batch -- a window of 64 KiB fragments it
+ * copies out one after the other -- left the sender idle for that long: streaming 1-4 MiB
+ * messages through the pipeline between two namespace nodes ran at 1.7 GB/s instead of 4 in
+ * most runs (bench bw, 15 points: 5 fast); returned at once after half a window, 10 of 15
+ * fast; after a quarter, 15 of 18. */
 static void owe(int peer)
 {
     mp_net_peer *p = &mp_net.peers[peer];
     p->owed++;
-    if (!p->owed_listed && p->owed >= (mp_net.credits + 1) / 2) {
+    if (p->owed < credit_threshold())
+        return;
+    if (!mp_net.closing && mp_net_send_ctrl(peer, MP_NET_CREDIT) == 0)
+        return;
+    if (!p->owed_listed) {
         p->owed_listed = 1;
         mp_net.owed_list[mp_net.nowed++] = peer;
     }
 }
 
-/* Explicit credit returns for peers owed half a window or more (and not since repaid by
- * piggy-backing).  After our BYE no more credits are needed: the peer sends nothing more. */
+/* Explicit credit returns for peers owed a quarter of a window or more that owe() could not
+ * send at once (and not since repaid by piggy-backing).  After our BYE no more credits are needed: the peer sends nothing more. */
 static void return_credits(void)
 {
     for (int i = 0; i < mp_net.nowed;) {
         int peer = mp_net.owed_list[i];
         mp_net_peer *p = &mp_net.peers[peer];
-        if (!mp_net.closing && p->owed >= (mp_net.credits + 1) / 2 &&
+        if (!mp_net.closing && p->owed >= credit_threshold() &&
             mp_net_send_ctrl(peer, MP_NET_CREDIT) == MP_AGAIN) {
             i++;
             continue;

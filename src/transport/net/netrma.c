@@ -1,19 +1,22 @@
 /* netrma.c -- single copy over the network: fi_read rendezvous, fi_write for SREQ.
  * MemPI, BSD-3-Clause (see LICENSE).
  *
- * When the provider offers FI_RMA (tcp;ofi_rxm, net;ofi_rxm and udp;ofi_rxd do) the transport sets
- * `single_copy` and the point-to-point layer behaves exactly as over shared memory: an RTS
- * carries the sender's buffer address and the receiver pulls the message with read(); an
- * SREQ carries the receive buffer's address and the sender pushes with write() before RWDONE.
+ * When the provider offers FI_RMA (net, tcp;ofi_rxm, net;ofi_rxm and udp;ofi_rxd do) the
+ * transport sets `single_copy` and the point-to-point layer behaves exactly as over shared
+ * memory: an RTS carries the sender's buffer address and the receiver pulls the message with
+ * read(); an SREQ carries the receive buffer's address and the sender pushes with write()
+ * before RWDONE.  Messages above mp_net_rma_limit() (net.c: by default none over TCP sockets
+ * while the machine has a core per rank) are declined here and take the CTS+FRAG pipeline.
  * The protocol knows nothing of memory registration; this file adds it at the edge:
  *
  *   outgoing RTS   register the (contiguous: pt2pt packs non-contiguous data first) send
  *                  buffer for FI_REMOTE_READ and append its key (mp_net_key) to the packet.
- *                  If registration fails the packet goes with addr = 0, which makes the
- *                  receiver answer CTS: the pipelined FRAG rendezvous.
+ *                  Above the limit, or if registration fails, the packet goes with addr = 0,
+ *                  which makes the receiver answer CTS: the pipelined FRAG rendezvous.
  *   outgoing SREQ  register the receive buffer for FI_REMOTE_WRITE, append the key.  An SREQ
- *                  for at most MEMPI_NET_EAGER_MAX bytes, or whose registration fails, is not
- *                  sent at all: dropping an SREQ is always safe (docs/protocol.md, rule 2).
+ *                  for at most MEMPI_NET_EAGER_MAX bytes or above the limit, or whose
+ *                  registration fails, is not sent at all: dropping an SREQ is always safe
+ *                  (docs/protocol.md, rule 2).
  *   incoming key   remembered per peer ("theirs"); read()/write() find the registration that
  *                  covers the requested remote range and compute the target address (virtual
  *                  address or offset, FI_MR_VIRT_ADDR) and key (provider-chosen or requested,
@@ -143,9 +146,12 @@ int mp_net_rma_outgoing(int peer, mp_hdr *h, mp_net_key *key, mp_net_reg **made)
         return -1;                     /* eager is faster than a write round for these */
     if (h->addr == 0 || h->size == 0)
         return sreq ? -1 : 0;
-    mp_net_reg *r = mp_calloc(1, sizeof *r);
-    r->mr = mp_net_mr_get(h->addr, h->size, sreq ? FI_REMOTE_WRITE : FI_REMOTE_READ, key);
-    if (r->mr == NULL) {
+    mp_net_reg *r = NULL;
+    if (h->size <= mp_net_rma_limit()) {   /* else the pipeline is faster (net.c) */
+        r = mp_calloc(1, sizeof *r);
+        r->mr = mp_net_mr_get(h->addr, h->size, sreq ? FI_REMOTE_WRITE : FI_REMOTE_READ, key);
+    }
+    if (r == NULL || r->mr == NULL) {
         free(r);
         if (sreq)
             return -1;
