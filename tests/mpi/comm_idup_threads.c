@@ -1,7 +1,8 @@
 /* mempi-test: np=1,2,3,5 timeout=120 */
 /* comm_idup_threads.c -- MPI_THREAD_MULTIPLE: one thread runs blocking Comm_dup/free on one
- * communicator while another runs Comm_idup/Wait/free on another, so nonblocking agreements
- * meet blocking ones that hold the context-id mask.  Every new communicator carries a ring
+ * communicator while another runs Comm_idup/Wait/free on another, so nonblocking context-id
+ * agreements interleave with blocking ones and each must settle its reservation without
+ * the other's (docs/architecture.md, "Context ids").  Every new communicator carries a ring
  * exchange checked for data and status.  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
 #include <pthread.h>

@@ -655,9 +655,12 @@ int main(int argc, char **argv)
             printf("  inter-node: o_s = %.3f  o_r = %.3f  L = %.3f  G = %.4f ns/B (1/G = %.0f MB/s)\n",
                    inter->t[MODE_ISEND][b].t11 * 1e6, inter->t[MODE_ISEND][b].t12 * 1e6, inter->L * 1e6,
                    inter->G[MODE_ISEND] * 1e9, inter->G[MODE_ISEND] > 0 ? 1e-6 / inter->G[MODE_ISEND] : 0);
-        } else {
+        } else if (intra) {
             printf("LoGH{sSP}: all ranks on one node, so only the intra-node tier (s_s = o_s, s_r = o_r,\n"
                    "  S = G of the isend row above) is measured; run ranks on two nodes for the inter tier.\n");
+        } else {
+            printf("LoGH{sSP}: one rank per node, so only the inter-node tier (o_s, o_r, L, G above) is\n"
+                   "  measured; run two ranks on one node as well for the intra tier.\n");
         }
         if (intra) print_table(stdout, intra, "intra");
         if (inter) print_table(stdout, inter, "inter");

@@ -163,7 +163,8 @@ static int usable(const struct fi_info *i, const char *provider, const char *ifa
  * libfabric 1.17's native "net" RDM endpoint comes first, then "net;ofi_rxm", then whatever
  * libfabric lists first (tcp;ofi_rxm).  All three run over TCP sockets; measured between two
  * namespace nodes (one-way latency, the median of 14 interleaved runs each): native net 11.1,
- * net;ofi_rxm 13.9, MPICH over UCX tcp 11.7 us; tcp;ofi_rxm was 14.3 against net;ofi_rxm's
+ * net;ofi_rxm 13.9, MPICH over UCX tcp 11.7 us (on a VM with a faster network, 9 interleaved
+ * bench/run rounds: native net 4.18, MPICH 4.20 us); tcp;ofi_rxm was 14.3 against net;ofi_rxm's
  * 12.0 in an earlier series -- its progress engine is woken through a pipe on every send, 5
  * system calls per message instead of 3.  rxm's extra layer costs about a microsecond per
  * hop and preallocates bounce buffers.  The native endpoint injects at most 128 bytes, so
