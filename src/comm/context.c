@@ -313,8 +313,7 @@ static void ag_advance(agreement *a)
 {
     while (a->state != AG_DONE && ag_reqs_done(a)) {
         if (a->error) {               /* a transfer failed: nothing sensible to agree on */
-            ag_end_round(a);
-            a->state = AG_DONE;
+            ag_end_round(a);          /* (ends the agreement) */
             break;
         }
         switch (a->state) {

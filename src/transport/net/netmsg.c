@@ -176,7 +176,8 @@ static void owe(int peer)
 }
 
 /* Explicit credit returns for peers owed a quarter of a window or more that owe() could not
- * send at once (and not since repaid by piggy-backing).  After our BYE no more credits are needed: the peer sends nothing more. */
+ * send at once (and not since repaid by piggy-backing).  After our BYE no more credits are
+ * needed: the peer sends nothing more. */
 static void return_credits(void)
 {
     for (int i = 0; i < mp_net.nowed;) {
