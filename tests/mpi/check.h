@@ -1,0 +1,77 @@
+/* check.h -- the assertions every C test program uses.  MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * A failed check prints one line naming the world rank, the file and line, and what was
+ * wrong, then ends the job with MPI_Abort: the test driver sees a non-zero exit status and
+ * the launcher tears the other ranks down, so a failure can never turn into a hang.
+ *
+ *   CHECK(cond, fmt, ...)      cond must hold; fmt explains what was expected
+ *   CHECK_MPI(call)            call must return MPI_SUCCESS (the error string is printed)
+ *   CHECK_CLASS(call, cls)     call must fail with an error of class cls
+ *                              (the communicator's handler must be MPI_ERRORS_RETURN)
+ *
+ * The rank printed is MPI_COMM_WORLD's, looked up at the failure (or -1 outside MPI).
+ * Programs that want to report several failures before ending use check_fail() directly.
+ */
+#ifndef MEMPI_TEST_CHECK_H
+#define MEMPI_TEST_CHECK_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline int check_world_rank(void)
+{
+    int init = 0, fin = 0, r = -1;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+static void check_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn, unused));
+static void check_fail(const char *file, int line, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "rank %d: %s:%d: %s\n", check_world_rank(), file, line, msg);
+    fflush(stderr);
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static inline const char *check_error_string(int code)
+{
+    static char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "error code %d", code);
+    return text;
+}
+
+#define CHECK(cond, ...) \
+    do { if (!(cond)) check_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+
+#define CHECK_MPI(call) \
+    do { int check_e_ = (call); \
+         if (check_e_ != MPI_SUCCESS) \
+             check_fail(__FILE__, __LINE__, "%s returned %d: %s", #call, check_e_, \
+                        check_error_string(check_e_)); } while (0)
+
+#define CHECK_CLASS(call, cls) \
+    do { int check_e_ = (call), check_c_ = -1; \
+         if (check_e_ != MPI_SUCCESS) MPI_Error_class(check_e_, &check_c_); \
+         if (check_c_ != (cls)) \
+             check_fail(__FILE__, __LINE__, "%s: expected error class %d (%s), got code %d " \
+                        "(class %d)", #call, (int)(cls), #cls, check_e_, check_c_); } while (0)
+
+#endif
