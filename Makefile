@@ -8,14 +8,18 @@
 #   make check            build and run the whole test suite
 #   make demo             build and run the example programs
 #   make SANITIZE=address build into build-address/ with ASan (also: thread)
+#   make DEBUG=1          build into build-debug/ with the protocol's assertions (MP_ASSERT)
 #   make install PREFIX=/opt/mempi
 
 PREFIX   ?= /usr/local
 SANITIZE ?=
-ifeq ($(SANITIZE),)
-BUILD    ?= build
-else
+DEBUG    ?=
+ifneq ($(SANITIZE),)
 BUILD    ?= build-$(SANITIZE)
+else ifneq ($(DEBUG),)
+BUILD    ?= build-debug
+else
+BUILD    ?= build
 endif
 
 VERSION  := 0.1.0
@@ -25,6 +29,9 @@ CFLAGS_COMMON := -std=c11 -g $(OPT) -fPIC -D_GNU_SOURCE -DMEMPI_BUILD \
                  -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
                  -fvisibility=hidden -Iinclude -Isrc \
                  -DMEMPI_VERSION='"$(VERSION)"'
+ifneq ($(DEBUG),)
+CFLAGS_COMMON += -DMP_DEBUG
+endif
 ifneq ($(SANITIZE),)
 CFLAGS_COMMON += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS_SAN   := -fsanitize=$(SANITIZE)

@@ -52,6 +52,9 @@ int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
                mp_datatype **dt);
 /* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
+/* The MEMPI_STATS report at MPI_Finalize (stats.c): gathers every rank's counters. */
+void mp_stats_report(void);
+
 /* Routes an error code from a lower layer through comm's handler (no-op for MPI_SUCCESS). */
 static inline int mp_ret(mp_comm *comm, const char *func, int err)
 {

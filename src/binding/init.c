@@ -16,22 +16,8 @@
 static void init_fail(int err)
 {
     fprintf(stderr, "MemPI: MPI_Init failed: %s\n", mp_error_message(err));
-    mp_shm_abandon();
+    mp_transports_abandon();
     mp_abort_job(1, mp_error_message(err));
-}
-
-/* Which ranks share this host (core/nodes.c: the launcher's process mapping, else the host
- * identity).  Ranks of this host are reached through shared memory, all others through the
- * network; MEMPI_NODE_SIZE only subdivides nodes for the collectives, never the transport. */
-static int setup_procs(void)
-{
-    int err = mp_nodes_setup();
-    if (err)
-        return err;
-    for (int w = 0; w < mp_world.size; w++)
-        mp_world.procs[w].tp = mp_nodes_host_of(w) == mp_world.host ? &mp_shm_transport
-                                                                     : &mp_net_transport;
-    return MPI_SUCCESS;
 }
 
 static mp_comm *predefined_comm(int handle, int ctx, int size, int rank, const int *world)
@@ -62,8 +48,10 @@ static int do_init(int required, int *provided)
     mp_world.appnum = appnum;
     mp_world.main_thread = pthread_self();
     mp_world.wtime_base = mp_wtime();
-    if ((err = setup_procs()) || (err = mp_datatype_init()) || (err = mp_shm_init()) ||
-        (err = mp_net_init()))
+    /* Which ranks share this host (core/nodes.c), then the transports that reach them
+     * (transport.c: shared memory on this host, the network beyond; MEMPI_NODE_SIZE only
+     * subdivides nodes for the collectives, never the transport). */
+    if ((err = mp_nodes_setup()) || (err = mp_datatype_init()) || (err = mp_transports_init()))
         init_fail(err);
     mp_wait_policy_init();
     if ((err = mp_placement_apply()))
@@ -113,10 +101,8 @@ int PMPI_Finalize(void)
     if (mp_cfg.stats)
         mp_stats_report();
     mp_coll_finalize();
-    mp_net_finalize();
-    mp_shm_barrier();
+    mp_transports_finalize();
     mp_world.finalized = 1;
-    mp_shm_finalize();
     mp_pmi_finalize();
     return MPI_SUCCESS;
 }

@@ -57,7 +57,7 @@ static int req_finish(mp_request *r, MPI_Request *handle, MPI_Status *status)
         return err;
     }
     if (r->kind == MP_REQ_GREQ) {
-        mp_greq *g = r->ext;
+        mp_greq *g = r->greq;
         MPI_Status st;
         mp_status_empty(&st);
         st.MPI_SOURCE = MPI_UNDEFINED;
@@ -399,7 +399,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     *flag = req_done(r);
     if (*flag && status != MPI_STATUS_IGNORE) {
         if (r->kind == MP_REQ_GREQ) {
-            mp_greq *g = r->ext;
+            mp_greq *g = r->greq;
             mp_status_empty(status);
             if (g->query)
                 status->MPI_ERROR = g->query(g->extra, status);
@@ -440,7 +440,7 @@ int PMPI_Request_free(MPI_Request *request)
         }
         mp_persistent_free(r);
     } else if (r->kind == MP_REQ_GREQ) {
-        mp_greq *g = r->ext;
+        mp_greq *g = r->greq;
         if (g->free_fn)
             g->free_fn(g->extra);
         free(g);
@@ -469,7 +469,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (r == NULL)
         return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
     if (r->kind == MP_REQ_GREQ) {
-        mp_greq *g = r->ext;
+        mp_greq *g = r->greq;
         return g->cancel ? g->cancel(g->extra, mp_request_is_done(r)) : MPI_SUCCESS;
     }
     if (is_persistent(r) && r->kind != MP_REQ_PCOLL)
@@ -513,7 +513,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     g->cancel = cancel_fn;
     g->extra = extra_state;
     mp_request *r = mp_request_alloc(MP_REQ_GREQ);
-    r->ext = g;
+    r->greq = g;
     r->comm = mp_world.comm_world;
     *request = mp_request_handle(r);
     return MPI_SUCCESS;

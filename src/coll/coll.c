@@ -9,6 +9,7 @@
 
 int mp_coll_init(void)
 {
+    mp_comm_on_release(mp_coll_comm_free);
     int err = mp_coll_select_init();
     if (err != MPI_SUCCESS)
         return err;

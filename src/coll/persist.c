@@ -12,7 +12,7 @@
  * so that the completion functions need nothing new: the persistent request is inactive
  * (done, inner == NULL) until MPI_Start; MPI_Start runs the schedule with a fresh request of
  * kind MP_REQ_COLL as req->inner; Wait/Test finish that inner request and leave the persistent
- * one inactive again.  The persistent request owns the schedule (req->ext) and a reference
+ * one inactive again.  The persistent request owns the schedule (req->sched) and a reference
  * on the communicator; the schedule holds the datatypes and the op.
  *
  * Tags: the schedule takes its position in the communicator's persistent sequence at init,
@@ -27,7 +27,7 @@ mp_request *mp_coll_persistent_new(mp_comm *comm)
     if (!req)
         return NULL;
     req->comm = comm;
-    req->ext = NULL;
+    req->sched = NULL;
     req->inner = NULL;
     atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
     mp_status_empty(&req->status);
@@ -42,13 +42,13 @@ int mp_coll_persist(mp_sched *s, int err, mp_request *req)
         mp_sched_free(s);
         return err;
     }
-    req->ext = s;
+    req->sched = s;
     return MPI_SUCCESS;
 }
 
 int mp_coll_start(mp_request *req)
 {
-    mp_sched *s = req->ext;
+    mp_sched *s = req->sched;
     if (!s)
         return mp_error_code(MPI_ERR_REQUEST, "persistent collective request has no operation");
     if (req->inner || mp_sched_active(s))
@@ -61,7 +61,7 @@ int mp_coll_start(mp_request *req)
 
 int mp_coll_persistent_free(mp_request *req)
 {
-    mp_sched *s = req->ext;
+    mp_sched *s = req->sched;
     if (req->inner) {
         if (!mp_request_is_done(req->inner))
             return mp_error_code(MPI_ERR_REQUEST, "persistent collective request is active "
@@ -71,7 +71,7 @@ int mp_coll_persistent_free(mp_request *req)
     }
     if (s)
         mp_sched_free(s);
-    req->ext = NULL;
+    req->sched = NULL;
     mp_comm_release(req->comm);
     mp_request_free(req);
     return MPI_SUCCESS;

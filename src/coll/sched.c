@@ -388,7 +388,6 @@ static void complete(mp_sched *s)
 {
     mp_request *req = s->req;
     mp_comm *comm = s->comm;
-    req->error = s->error;
     mp_status_empty(&req->status);
     req->status.MPI_ERROR = s->error;
     s->req = NULL;

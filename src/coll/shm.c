@@ -99,6 +99,7 @@ typedef struct shm_cell {
     atomic_uint readers_left;
     char pad1[MP_CACHELINE - sizeof(atomic_uint)];
 } shm_cell;                           /* the data follows the header */
+_Static_assert(sizeof(shm_cell) == 2 * MP_CACHELINE, "stamp and readers_left on their own lines");
 
 /* The ranks taking part in a run of publications: the whole communicator, or my node (the
  * node-aware algorithms).  Each view numbers its own steps; the node view's stamps have the
@@ -129,7 +130,7 @@ static uint32_t last_epoch;           /* this process's most recent epoch */
 int mp_coll_shm_node_usable(mp_comm *comm)
 {
     return !comm->is_inter && comm->size >= 2 && !mp_thread_multiple &&
-           mp_shm_coll_slot_size() >= 4096;
+           mp_coll_slot_size() >= 4096;
 }
 
 /* The whole-communicator view: as the node view, and every rank on this host. */
@@ -139,7 +140,7 @@ int mp_coll_shm_usable(mp_comm *comm)
     if (cs->shm_usable == 0) {
         int ok = mp_coll_shm_node_usable(comm);
         for (int r = 0; ok && r < comm->size; r++)
-            ok = mp_world.procs[comm->world[r]].tp == &mp_shm_transport;
+            ok = mp_transport_of(comm->world[r])->shares_memory;
         cs->shm_usable = ok ? 1 : -1;
     }
     return cs->shm_usable > 0;
@@ -179,7 +180,7 @@ static void view_init(shm_view *v, mp_comm *comm, const mp_team *t, uint32_t epo
     v->comm = comm;
     v->slot = mp_malloc(sizeof(char *) * (size_t)t->size);
     for (int i = 0; i < t->size; i++)
-        v->slot[i] = mp_shm_coll_slot(mp_world.procs[comm->world[mp_team_peer(t, i)]].local);
+        v->slot[i] = mp_coll_slot(mp_world.procs[comm->world[mp_team_peer(t, i)]].local);
 }
 
 /* The communicator's shm state; the first call agrees on the epoch (collective). */
@@ -222,9 +223,9 @@ static int view_node(mp_comm *comm, shm_view **v)
 /* Cells and the publication protocol                                                         */
 /* ------------------------------------------------------------------------------------------ */
 /* The big cells fill the first three quarters of the slot, the small ring the last one. */
-static size_t cell_stride(void) { return mp_shm_coll_slot_size() / 4 * 3 / CELLS; }
+static size_t cell_stride(void) { return mp_coll_slot_size() / 4 * 3 / CELLS; }
 size_t mp_coll_shm_cell_capacity(void) { return cell_stride() - sizeof(shm_cell); }
-static size_t small_cells(void) { return mp_shm_coll_slot_size() / 4 / SMALL_STRIDE; }
+static size_t small_cells(void) { return mp_coll_slot_size() / 4 / SMALL_STRIDE; }
 
 /* The next step of a publication of `len` bytes (all members pass the same len): small ones
  * take the next cell of the small ring, the others the next big cell.  Bit 30 tells them
@@ -242,7 +243,7 @@ static uint64_t stamp_of(const shm_view *v, uint32_t step)
 static shm_cell *cell_of(const shm_view *v, int r, uint32_t step)
 {
     if (step & SMALL_BIT)
-        return (shm_cell *)(v->slot[r] + mp_shm_coll_slot_size() / 4 * 3 +
+        return (shm_cell *)(v->slot[r] + mp_coll_slot_size() / 4 * 3 +
                             (step & (SMALL_BIT - 1)) % small_cells() * SMALL_STRIDE);
     return (shm_cell *)(v->slot[r] + (step % CELLS) * cell_stride());
 }
@@ -288,9 +289,15 @@ static void wait_readers(shm_cell *c) { (void)publish_begin(c); }
 /* Per-rank bytes from which data moves by single copy instead of through the cells. */
 #define SHM_DIRECT_MIN ((size_t)64 * 1024)
 
+/* The transport between the ranks of this host (every rank reaches itself through it). */
+static const mp_transport *host_tp(void)
+{
+    return mp_transport_of(mp_world.rank);
+}
+
 static int direct_ok(size_t bytes)
 {
-    return bytes >= SHM_DIRECT_MIN && mp_shm_transport.single_copy && mp_shm_transport.read;
+    return bytes >= SHM_DIRECT_MIN && host_tp()->single_copy && host_tp()->read;
 }
 
 /* The data of (buf, count, dt) as one byte range, or NULL if the type is not contiguous. */
@@ -323,7 +330,7 @@ static int pull(const shm_view *v, int r, uint64_t addr, void *dst, size_t len)
         return MPI_SUCCESS;
     struct iovec iov = { dst, len };
     int peer = v->map ? v->map[r] : r;
-    return mp_shm_transport.read(v->comm->world[peer], addr, &iov, 1);
+    return host_tp()->read(v->comm->world[peer], addr, &iov, 1);
 }
 
 /* Pulls the packed stream of comm rank r (at addr) into (buf, count, dt). */
@@ -373,8 +380,8 @@ static int bcast_direct_pair(shm_view *v, void *buf, MPI_Aint count, mp_datatype
         uint64_t dst = addr_of(v, peer, step);
         if (dst) {
             struct iovec iov = { (char *)src + split, total - split };
-            err = mp_shm_transport.write(v->comm->world[v->map ? v->map[peer] : peer],
-                                         dst + split, &iov, 1);
+            err = host_tp()->write(v->comm->world[v->map ? v->map[peer] : peer],
+                                   dst + split, &iov, 1);
         }
         read_end(cell_of(v, peer, step));
         wait_readers(cell_of(v, v->me, step));
@@ -392,7 +399,7 @@ static int bcast_direct_pair(shm_view *v, void *buf, MPI_Aint count, mp_datatype
 
 static int bcast_direct(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt, int root)
 {
-    if (v->size == 2 && mp_shm_transport.write)
+    if (v->size == 2 && host_tp()->write)
         return bcast_direct_pair(v, buf, count, dt, root);
     uint32_t step = next_step(v, sizeof(uint64_t));
     if (v->me == root) {

@@ -136,7 +136,6 @@ static void idup_done(void *arg, int err, const int *ctx)
     if (err || !req)
         mp_comm_free_internal(c);     /* releases the ids, if they were claimed */
     if (req) {
-        req->error = err;
         mp_status_empty(&req->status);
         req->status.MPI_ERROR = err;
         mp_request_complete(req);

@@ -136,6 +136,9 @@ mp_group *mp_group_get(MPI_Group handle);
 mp_comm *mp_comm_new(int ctx, int size, int rank, int *world);
 void     mp_comm_layout(mp_comm *comm);  /* computes nnodes/node_of/... from mp_world.procs */
 void     mp_comm_release(mp_comm *comm);  /* drop a reference; frees at zero */
+/* Layers that keep state on communicators (coll_state) free it from a hook run when the last
+ * reference goes: the core knows no layer above it. */
+void     mp_comm_on_release(void (*hook)(mp_comm *comm));
 void     mp_group_release(mp_group *group); /* drop a reference; frees at zero */
 
 /* Node layout (core/nodes.c): which ranks share a host (memory), from the launcher's
@@ -156,56 +159,98 @@ int  mp_nodes_machine_size(void);
 enum mp_req_kind {
     MP_REQ_SEND = 1, MP_REQ_RECV, MP_REQ_PSEND, MP_REQ_PRECV, MP_REQ_GREQ, MP_REQ_COLL,
     MP_REQ_PROBE,
-    MP_REQ_PCOLL                      /* persistent collective (src/coll/persist.c) */
+    MP_REQ_PCOLL,                     /* persistent collective (src/coll/persist.c) */
+    MP_REQ_PAIR,                      /* MPI_Isendrecv: a send and a receive (pt2pt.c) */
+    MP_REQ_RMA                        /* request-based one-sided operation (src/rma/) */
 };
 enum mp_send_mode { MP_MODE_STANDARD = 0, MP_MODE_SYNC, MP_MODE_READY, MP_MODE_BUFFERED };
 
 typedef struct mp_datatype mp_datatype;   /* datatype/datatype.h */
 
+/* A request: a header every kind has, then the state of its kind in an anonymous union, so
+ * that each field means one thing.  Which union member is live follows from `kind` alone:
+ *   SEND, RECV     one message (the point-to-point protocol's state, pt2pt/proto.h);
+ *   PSEND, PRECV   the saved arguments (the same fields) and `inner`, the active operation;
+ *   PCOLL          `sched`, the kept schedule, and `inner`;
+ *   COLL           nothing: a nonblocking collective's schedule points at its request;
+ *   PROBE          `msg`, the matched message of MPI_Mprobe;
+ *   GREQ           `greq`, the generalized request's callbacks;
+ *   PAIR           `parts_left` and `owned_tmp` of MPI_Isendrecv;
+ *   RMA            `rma`, the one-sided operation (src/rma/).
+ * A request is recycled through a free list (core/request.c); `magic` is MP_REQ_MAGIC from
+ * allocation to release, which debug builds check on every request named by a peer's cookie. */
+#define MP_REQ_MAGIC 0x52657175u      /* "Requ" */
 typedef struct mp_request mp_request;
 struct mp_request {
-    int handle;                       /* 0 until the request is exposed to the user */
+    uint32_t magic;
     uint8_t kind;                     /* enum mp_req_kind */
-    uint8_t mode;                     /* enum mp_send_mode */
-    uint8_t persistent_active;        /* persistent requests: started and not yet completed */
-    uint8_t user_freed;               /* MPI_Request_free called while still active */
-    uint8_t sreq_out;                 /* receive: a request for sending is outstanding */
-    uint8_t cancel_pending;           /* a cancel handshake is under way */
-    uint8_t dt_held;                  /* the operation holds a reference on dt */
-    uint8_t ack_after;                /* send: answer SRCANCEL once its RWDONE is handed over */
-    mp_request *inner;                /* persistent: the active operation, or NULL */
+    int handle;                       /* 0 until the request is exposed to the user */
     atomic_int done;                  /* set with release when the operation is complete */
     MPI_Status status;                /* count in bytes is kept in status (see mp_status_*) */
-
-    /* operation */
-    void *buf;
-    MPI_Aint count;
-    mp_datatype *dt;
-    int peer;                         /* rank in comm (source for receives; may be wildcard) */
-    int tag;
     mp_comm *comm;
-    int ctx;                          /* context id on the wire */
-    size_t bytes;                     /* packed size of the whole message */
+    mp_request *next, *prev;          /* links of the one queue that holds it, if any */
+    mp_request *inner;                /* persistent kinds: the active operation, or NULL */
+    void (*on_complete)(mp_request *req);  /* run at completion, for the layer that set it */
+    void *owner;                      /* on_complete's context */
 
-    /* protocol state, owned by pt2pt */
-    mp_request *next, *prev;          /* queue links (posted queue, pending sends, ...) */
-    uint32_t seq;
-    int world_peer;                   /* world rank of the peer (sends; matched receives) */
-    size_t done_bytes;                /* bytes moved so far (fragments) */
-    void *tmp;                        /* packed copy of a non-contiguous or buffered message */
-    uint64_t peer_cookie;             /* the peer's handle for this message (rendezvous) */
-    uint64_t remote_addr;             /* remote write: the receive buffer in the peer */
-    int state;                        /* pt2pt protocol state */
-    int error;                        /* first error seen (e.g. MPI_ERR_TRUNCATE) */
-
-    /* completion hooks for layers above (nonblocking collectives, generalized requests) */
-    void (*on_complete)(mp_request *req);
-    void *ext;                        /* owned by whoever created the request */
-    int (*ext_free)(mp_request *req);
-    int (*ext_cancel)(mp_request *req, int complete);
-    int (*ext_query)(mp_request *req, MPI_Status *status);
-    int cancelled;
+    union {
+        struct {                      /* SEND, RECV (and PSEND, PRECV: the arguments) */
+            void *buf;
+            MPI_Aint count;
+            mp_datatype *dt;
+            int peer;                 /* rank in comm (receives: source, may be a wildcard) */
+            int tag;
+            int ctx;                  /* context id on the wire */
+            size_t bytes;             /* packed size of the whole message */
+            uint8_t mode;             /* enum mp_send_mode */
+            uint8_t sreq_out;         /* receive: a request for sending is outstanding */
+            uint8_t cancel_pending;   /* a cancel handshake is under way */
+            uint8_t dt_held;          /* the operation holds a reference on dt */
+            uint8_t ack_after;        /* send: answer SRCANCEL once its RWDONE is handed over */
+            uint8_t acked;            /* synchronous send: the ACK came before the last packet */
+            uint32_t seq;             /* per-pair sequence number of the message */
+            int world_peer;           /* world rank of the peer (sends; matched receives) */
+            int state;                /* protocol state (pt2pt/proto.h) */
+            int error;                /* first error seen (e.g. MPI_ERR_TRUNCATE) */
+            size_t done_bytes;        /* bytes moved so far (fragments) */
+            size_t msg_bytes;         /* receive: bytes the sender will deliver */
+            void *tmp;                /* packed copy of a non-contiguous message */
+            uint64_t peer_req;        /* the peer's request our packets are addressed to:
+                                         the receive an RWDONE or FRAG stream fills, the
+                                         send a FIN ends */
+            uint64_t remote_addr;     /* send taking an SREQ: the receive buffer in the peer */
+        };
+        void *msg;                    /* PROBE: the message (pt2pt's mp_unexp) */
+        void *greq;                   /* GREQ: the callbacks (binding/request.c) */
+        void *sched;                  /* PCOLL: the schedule (coll/sched.c) */
+        struct {                      /* PAIR */
+            int parts_left;           /* parts not complete, plus one while being started */
+            void *owned_tmp;          /* freed at completion */
+        };
+        void *rma;                    /* RMA: the operation (src/rma/) */
+    };
 };
+
+/* Debug builds (make DEBUG=1) check invariants with MP_ASSERT; release builds compile them
+ * away.  A failed assertion ends the job with the condition, file and line. */
+#ifdef MP_DEBUG
+void mp_assert_fail(const char *cond, const char *file, int line) __attribute__((noreturn));
+#define MP_ASSERT(c) ((c) ? (void)0 : mp_assert_fail(#c, __FILE__, __LINE__))
+#else
+#define MP_ASSERT(c) ((void)0)
+#endif
+
+/* The request a peer's packet names by the cookie we gave it. */
+static inline mp_request *mp_request_of_cookie(uint64_t cookie)
+{
+    mp_request *req = (mp_request *)(uintptr_t)cookie;
+    MP_ASSERT(req != NULL && req->magic == MP_REQ_MAGIC);
+    return req;
+}
+static inline uint64_t mp_request_cookie(const mp_request *req)
+{
+    return (uint64_t)(uintptr_t)req;
+}
 
 mp_request *mp_request_alloc(int kind);
 void        mp_request_free(mp_request *req);    /* release object and handle */
@@ -227,6 +272,31 @@ void      mp_status_empty(MPI_Status *st);       /* the standard's "empty" statu
 /* ---------------------------------------------------------------------------------------------
  * Progress engine and waiting policy
  * ------------------------------------------------------------------------------------------- */
+/* Event sources: every transport in use registers its poll at start-up (transport.c); a
+ * poll hands arrived packets up and returns how many, leaving those of `skip_world` (-1:
+ * none) queued. */
+typedef int (*mp_poll_fn)(int skip_world);
+void mp_progress_add_source(mp_poll_fn poll);
+
+/* How a waiting rank gives its core away until something is delivered: the shm transport's
+ * futex in the node segment (transport/shm/wait.c documents the protocol).  `complete` says
+ * whether every delivery that can end a wait rings it (not when some peers are reached
+ * through the network): if not, nothing sleeps. */
+enum { MP_SLEEPS_NEVER = 0, MP_SLEEPS_RARELY, MP_SLEEPS_OFTEN };   /* the policy, for init */
+enum { MP_SLEEP_READY = 0, MP_SLEEP_OK = 1, MP_SLEEP_BLOCKED = 2 };
+typedef struct mp_sleeper {
+    /* picks the fences from how often the policy sleeps; 1 when senders need none */
+    int  (*init)(int sleeps);
+    /* announces a sleep; MP_SLEEP_OK with the futex value in *word, MP_SLEEP_READY when
+     * something arrived meanwhile (poll again), MP_SLEEP_BLOCKED when the wait is for a peer
+     * to free queue space, which rings nothing (yield instead) */
+    int  (*prepare)(unsigned *word);
+    int  (*commit)(unsigned word, unsigned timeout_us);   /* sleeps; 0 if it timed out */
+    void (*wake_self)(void);          /* wakes this process's sleeping threads */
+    int  complete;
+} mp_sleeper;
+void mp_progress_set_sleeper(const mp_sleeper *sleeper);
+
 /* Polls every transport once and runs the progress hooks; returns the number of events. */
 int  mp_progress(void);
 /* Layers above register work that must advance in the background (nonblocking collectives). */
@@ -288,6 +358,9 @@ int  mp_error(mp_comm *comm, int cls, const char *func, const char *fmt, ...)
          __attribute__((format(printf, 4, 5)));
 /* Same, for an error code already formatted (e.g. from a lower layer). */
 int  mp_error_raise(mp_comm *comm, int code, const char *func);
+/* What the fatal predefined handlers do: print the error (naming func) and end the job.
+ * For objects with handlers of their own (windows, files). */
+void mp_error_fatal(int code, const char *func) __attribute__((noreturn));
 /* Creates an error code carrying the message, without invoking any handler. */
 int  mp_error_code(int cls, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int  mp_error_class_of(int code);
@@ -333,6 +406,7 @@ typedef struct mp_config {
     int    verbose;                   /* MEMPI_VERBOSE */
     int    node_size;                 /* MEMPI_NODE_SIZE: simulate nodes of this many ranks */
     size_t coll_shm_slot;             /* MEMPI_COLL_SHM_SLOT: bytes per rank for shm collectives */
+    int    async_progress;            /* MEMPI_ASYNC_PROGRESS: a progress thread per rank */
 } mp_config;
 extern mp_config mp_cfg;
 enum { MP_WAIT_AUTO = 0, MP_WAIT_SPIN, MP_WAIT_YIELD, MP_WAIT_SLEEP };
@@ -371,9 +445,9 @@ typedef struct mp_stats {
     uint64_t unexpected_max_msgs, unexpected_max_bytes;
     uint64_t unexpected_msgs, unexpected_bytes;  /* current */
     uint64_t net_mr_hits, net_mr_misses;      /* keys sent for reused / new registrations */
+    uint64_t rma_ops, rma_bytes;              /* one-sided operations issued, their bytes */
 } mp_stats;
 extern mp_stats mp_stat;
-void mp_stats_report(void);           /* at finalize, when MEMPI_STATS is set */
 
 /* ---------------------------------------------------------------------------------------------
  * Time and misc

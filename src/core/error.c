@@ -181,6 +181,12 @@ static void print_fatal(mp_comm *comm, int code, const char *func)
     (void)comm;
 }
 
+void mp_error_fatal(int code, const char *func)
+{
+    print_fatal(NULL, code, func);
+    mp_abort_job(mp_error_class_of(code), mp_error_message(code));
+}
+
 int mp_error_raise(mp_comm *comm, int code, const char *func)
 {
     if (code == MPI_SUCCESS)
@@ -285,6 +291,13 @@ void mp_fatal(const char *fmt, ...)
     if (write(2, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1)) < 0) { }
     mp_abort_job(1, text);
 }
+
+#ifdef MP_DEBUG
+void mp_assert_fail(const char *cond, const char *file, int line)
+{
+    mp_fatal("internal invariant violated: %s (%s:%d)", cond, file, line);
+}
+#endif
 
 /* Every abort waits a little before it asks the launcher to end the job: the message just
  * written to stderr travels through the launcher's proxies, and an abort that lands first makes

@@ -9,7 +9,6 @@
  * MPI_GROUP_EMPTY) and are resolved without the table.
  */
 #include "core/core.h"
-#include "coll/coll.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,13 +101,25 @@ void mp_group_release(mp_group *g)
     }
 }
 
+#define MP_MAX_RELEASE_HOOKS 4
+static void (*release_hooks[MP_MAX_RELEASE_HOOKS])(mp_comm *);
+static int nrelease_hooks;
+
+void mp_comm_on_release(void (*hook)(mp_comm *comm))
+{
+    if (nrelease_hooks == MP_MAX_RELEASE_HOOKS)
+        mp_fatal("too many communicator release hooks");
+    release_hooks[nrelease_hooks++] = hook;
+}
+
 void mp_comm_release(mp_comm *c)
 {
     if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
     if (c->handle && c->handle != MPI_COMM_WORLD && c->handle != MPI_COMM_SELF)
         mp_table_remove(&mp_comm_table, c->handle);
-    mp_coll_comm_free(c);
+    for (int i = 0; i < nrelease_hooks; i++)
+        release_hooks[i](c);
     if (c->world != c->group->world)
         free(c->world);
     mp_group_release(c->group);

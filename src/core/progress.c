@@ -12,9 +12,9 @@
  *   yield   sched_yield after every poll, for `yield_ns` nanoseconds: with more ranks than
  *           cores the rank we wait for probably needs our core, and yielding hands it over
  *           in about a microsecond;
- *   sleep   futex sleep in the node segment (transport/shm/wait.c), woken by the next
- *           packet delivered to us or after MP_SLEEP_TIMEOUT_US: a long wait gives the core
- *           away entirely.
+ *   sleep   the sleeper's futex (the shm transport's, in the node segment: see
+ *           transport/shm/wait.c), woken by the next packet delivered to us or after
+ *           MP_SLEEP_TIMEOUT_US: a long wait gives the core away entirely.
  *
  * MEMPI_WAIT picks the stages: spin (spin only), yield (spin, then yield forever), sleep
  * (spin, then sleep), auto (all three; the default).  The lengths depend on whether this
@@ -73,13 +73,12 @@
  */
 #include "core/core.h"
 #include "core/placement.h"
-#include "transport/transport.h"
-#include "transport/shm/wait.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
 #define MP_MAX_HOOKS 8
+#define MP_MAX_SOURCES 4
 #define MP_SLEEP_TIMEOUT_US      2000u          /* safety net: a missed wake costs <= 2 ms */
 #define OVERSUB_SPIN             0u             /* polls before yielding when oversubscribed */
 #define AUTO_YIELD_NS_OVERSUB    200000ull      /* yield this long before sleeping */
@@ -91,6 +90,9 @@ static struct {
     const int *gate;          /* NULL: always call */
 } hooks[MP_MAX_HOOKS];
 static int nhooks;
+static mp_poll_fn sources[MP_MAX_SOURCES];   /* the transports in use (transport.c) */
+static int nsources;
+static const mp_sleeper *sleeper;            /* NULL until the transports are up */
 
 /* The policy in force; the initial values (spin, then yield) serve the start-up barrier
  * before mp_wait_policy_init has run. */
@@ -189,7 +191,19 @@ static void step_aside(void)
 void mp_wake_local_sleepers(void)
 {
     if (atomic_load_explicit(&local_sleepers, memory_order_relaxed))
-        mp_shm_wake_self();
+        sleeper->wake_self();
+}
+
+void mp_progress_add_source(mp_poll_fn poll)
+{
+    if (nsources == MP_MAX_SOURCES)
+        mp_fatal("too many progress sources");
+    sources[nsources++] = poll;
+}
+
+void mp_progress_set_sleeper(const mp_sleeper *s)
+{
+    sleeper = s;
 }
 
 void mp_progress_register_gated(mp_progress_hook hook, const int *gate)
@@ -212,7 +226,9 @@ void mp_progress_register(mp_progress_hook hook)
 /* One poll of the transports (all but skip_world's packets; -1: all) and the hooks. */
 static inline int poll_once(int skip_world)
 {
-    int events = skip_world < 0 ? mp_transports_poll() : mp_transports_poll_except(skip_world);
+    int events = 0;
+    for (int i = 0; i < nsources; i++)
+        events += sources[i](skip_world);
     for (int i = 0; i < nhooks; i++)
         if (!hooks[i].gate || *hooks[i].gate)
             events += hooks[i].hook();
@@ -229,7 +245,7 @@ static __attribute__((noinline)) int poll_locked(int skip_world)
     int events = poll_once(skip_world);
     polling--;
     if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
-        mp_shm_wake_self();
+        sleeper->wake_self();
     mp_unlock_slow();
     return events;
 }
@@ -268,13 +284,13 @@ static void yield_core(void)
 static void sleep_until_delivery(void)
 {
     unsigned word;
-    /* counted before mp_shm_sleep_prepare reads the futex word (see the top) */
+    /* counted before the sleeper's prepare reads the futex word (see the top) */
     atomic_fetch_add_explicit(&local_sleepers, 1, memory_order_seq_cst);
-    int verdict = mp_shm_sleep_prepare(&word);
+    int verdict = sleeper ? sleeper->prepare(&word) : MP_SLEEP_BLOCKED;
     if (verdict == MP_SLEEP_OK) {
         int depth = MP_UNLIKELY(mp_thread_multiple) ? release_for_wait() : 0;
         atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
-        if (!mp_shm_sleep_commit(word, MP_SLEEP_TIMEOUT_US))
+        if (!sleeper->commit(word, MP_SLEEP_TIMEOUT_US))
             atomic_fetch_add_explicit(&sleep_timeouts, 1, memory_order_relaxed);
         mp_lock_reacquire(depth);
     } else if (verdict == MP_SLEEP_BLOCKED) {
@@ -349,7 +365,7 @@ void mp_idle(unsigned *spins)
 }
 
 /* For waits that only a packet delivered to this rank (or progress made because of one) can
- * end: these may sleep.  (Declared in transport/shm/wait.h for now; belongs in core.h.) */
+ * end: these may sleep. */
 void mp_idle_packet(unsigned *spins)
 {
     idle(spins, 1);
@@ -391,9 +407,7 @@ static void report_sleeps(void)
 void mp_wait_policy_init(void)
 {
     int cores = mp_cores_available();
-    int remote = 0;                 /* network arrivals do not ring the futex: never sleep */
-    for (int w = 0; w < mp_world.size && mp_world.procs; w++)
-        remote |= mp_world.procs[w].tp != NULL && mp_world.procs[w].tp != &mp_shm_transport;
+    int remote = sleeper == NULL || !sleeper->complete;   /* some arrivals ring nothing */
     int competing = mp_nodes_machine_size();   /* namespace nodes of one machine count too */
     int oversubscribed = cores > 0 && competing > cores;
     policy.oversubscribed = oversubscribed;
@@ -422,8 +436,9 @@ void mp_wait_policy_init(void)
     }
     if (remote && policy.yield_ns != NEVER)
         policy.yield_ns = NEVER;    /* yield instead (a network wake-up is future work) */
-    int cheap = mp_shm_wait_init(policy.yield_ns == NEVER ? MP_SLEEPS_NEVER :
-                                 policy.yield_ns == 0 ? MP_SLEEPS_OFTEN : MP_SLEEPS_RARELY);
+    int sleeps = policy.yield_ns == NEVER ? MP_SLEEPS_NEVER :
+                 policy.yield_ns == 0 ? MP_SLEEPS_OFTEN : MP_SLEEPS_RARELY;
+    int cheap = sleeper ? sleeper->init(sleeps) : 1;
     if (mp_cfg.verbose)
         atexit(report_sleeps);
     if (mp_cfg.verbose && mp_world.rank == 0) {

@@ -46,6 +46,7 @@ mp_request *mp_request_alloc(int kind)
     if (req == NULL)
         req = mp_malloc(sizeof *req);
     memset(req, 0, sizeof *req);
+    req->magic = MP_REQ_MAGIC;
     req->kind = (uint8_t)kind;
     req->status.MPI_ERROR = MPI_SUCCESS;
     return req;
@@ -56,6 +57,8 @@ void mp_request_free(mp_request *req)
     if (req->handle != 0)
         mp_table_remove(&mp_request_table, req->handle);
     req->handle = 0;
+    MP_ASSERT(req->magic == MP_REQ_MAGIC);
+    req->magic = 0;
     free_list_lock();
     req->next = free_requests;
     free_requests = req;

@@ -39,7 +39,7 @@ int mp_cancel(mp_request *req)
     case MP_ST_RECV_POSTED:
         if (req->sreq_out) {
             req->cancel_pending = 1;
-            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL, (uint64_t)(uintptr_t)req, 0);
+            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL, mp_request_cookie(req), 0);
         } else {
             mp_posted_remove(req);
             cancel_done(req);
@@ -53,7 +53,7 @@ int mp_cancel(mp_request *req)
         break;
     case MP_ST_WAIT_FIN:
     case MP_ST_WAIT_ACK: {
-        mp_hdr h = { .type = MP_PKT_CANCEL_REQ, .cookie = (uint64_t)(uintptr_t)req,
+        mp_hdr h = { .type = MP_PKT_CANCEL_REQ, .cookie = mp_request_cookie(req),
                      .seq = req->seq };
         req->cancel_pending = 1;
         mp_send_ctrl(req->world_peer, &h);
@@ -88,11 +88,14 @@ static void on_cancel_req(int world, const mp_hdr *h)
 
 void mp_cancel_on_packet(int world, const mp_hdr *h)
 {
-    mp_request *req = (mp_request *)(uintptr_t)h->cookie;
     switch (h->type) {
     case MP_PKT_CANCEL_REQ:
         on_cancel_req(world, h);
-        break;
+        return;
+    }
+    mp_request *req = mp_request_of_cookie(h->cookie);
+    MP_ASSERT(req->cancel_pending);
+    switch (h->type) {
     case MP_PKT_CANCEL_REP:
         req->cancel_pending = 0;
         if (h->flags & MP_HDR_CANCELLED)

@@ -27,23 +27,23 @@
  *                  waiting policy is over it falls back, and the normal path's wait goes on
  *                  from there (yield, sleep) rather than spinning again.
  *
- * Under MPI_THREAD_MULTIPLE neither path is taken: another thread may post a receive or
- * queue a send between the checks and the packet.
+ * Both paths use the transport's inline operations (send_bytes, peek/consume: shared memory
+ * has them) and the general path's packet builder, numbering, statistics and matching rule,
+ * so the protocol is written once.  Under MPI_THREAD_MULTIPLE neither path is taken: another
+ * thread may post a receive or queue a send between the checks and the packet.
  */
 #include "pt2pt/proto.h"
-#include "transport/shm/shm.h"
 #include <string.h>
 
 #define POLL_EVERY 16   /* spins of the direct receive between two full polls */
 
+/* Both paths need the transport's inline operations (send_bytes; peek and consume). */
 void mp_fast_init_peer(mp_peer *peer, int world)
 {
-    mp_transport *tp = mp_world.procs[world].tp;
-    peer->shm_local = -1;
+    mp_transport *tp = mp_transport_of(world);
     peer->fast_limit = 0;
-    if (tp != &mp_shm_transport)
+    if (!tp->send_bytes || !tp->peek || !tp->consume)
         return;
-    peer->shm_local = mp_world.procs[world].local;
     size_t one_packet = tp->eager_max < tp->max_payload ? tp->eager_max : tp->max_payload;
     peer->fast_limit = one_packet + 1;
 }
@@ -62,37 +62,25 @@ int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int
     if (MP_UNLIKELY(mp_thread_multiple) || bytes >= peer->fast_limit || !dt->is_contig ||
         peer->send_head || peer->ctrl_head || peer->sreqs)
         return MP_AGAIN;
+    /* standard mode: cookie 0, the receiver never answers this message */
     mp_hdr h;
-    h.type = MP_PKT_EAGER;
-    h.flags = 0;
-    h.reserved = 0;
-    h.ctx = comm->ctx + ctx_offset;
-    h.src = comm->rank;
-    h.tag = tag;
-    h.seq = peer->send_seq;
+    mp_hdr_message(&h, MP_PKT_EAGER, comm->ctx + ctx_offset, comm->rank, tag, peer->send_seq,
+                   bytes);
     h.len = (uint32_t)bytes;
-    h.size = bytes;
-    h.cookie = 0;          /* standard mode: the receiver never answers this message */
-    h.addr = 0;
-    if (mp_shm_send_bytes(peer->shm_local, world, &h, (const char *)buf + dt->true_lb,
-                          bytes) != 0)
+    if (peer->tp->send_bytes(world, &h, (const char *)buf + dt->true_lb, bytes) != 0)
         return MP_AGAIN;
-    peer->send_seq++;
-    mp_sendreq_record(peer, h.seq, h.ctx, tag);
-    mp_stat.msgs_sent++;
-    mp_stat.bytes_sent += bytes;
-    mp_stat.eager_msgs++;
-    mp_stat.eager_bytes += bytes;
+    mp_send_number(peer, h.ctx, tag);
+    mp_stat_sent(MP_PROTO_EAGER, bytes);
     return MPI_SUCCESS;
 }
 
-/* The oldest packet from the source, if it is a whole eager message this receive takes. */
+/* The oldest packet from the source, if it is a whole eager message this receive takes:
+ * the envelope matches, it is the pair's next message, and it fits. */
 static int takes(const mp_hdr *h, const mp_peer *peer, int ctx, int source, int tag,
                  size_t capacity)
 {
-    return h->type == MP_PKT_EAGER && h->ctx == ctx && h->src == source &&
-           (tag == MPI_ANY_TAG || h->tag == tag) && h->len == h->size && h->size <= capacity &&
-           h->seq == peer->recv_seq;
+    return h->type == MP_PKT_EAGER && mp_envelope_matches(ctx, source, tag, h->ctx, h->src, h->tag) &&
+           h->len == h->size && h->size <= capacity && h->seq == peer->recv_seq;
 }
 
 /* *spins: the fruitless polls it spent, for the normal path's wait to go on from. */
@@ -112,20 +100,19 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
     if ((mp_p2p.unexp_head && mp_match_unexpected(ctx, source, tag, 0)) ||
         (mp_p2p.posted_head && mp_posted_earlier_could_match(ctx, source, tag, NULL)))
         return MP_AGAIN;
-    int local = peer->shm_local;
+    mp_transport *tp = peer->tp;
     for (;;) {
-        mp_cell *cell = mp_shm_peek(local);
-        if (cell) {
-            const mp_hdr *h = &cell->hdr;
+        const void *payload;
+        const mp_hdr *h = tp->peek(world, &payload);
+        if (h) {
             if (!takes(h, peer, ctx, source, tag, capacity))
                 return MP_AGAIN;
-            if (h->flags & MP_HDR_SYNC)
-                mp_send_reply(world, MP_PKT_ACK, h->cookie, 0);
+            mp_ack_if_sync(world, h);
             if (h->len)
-                memcpy((char *)buf + dt->true_lb, mp_shm_payload(local, cell), h->len);
+                memcpy((char *)buf + dt->true_lb, payload, h->len);
             mp_status_message(status, h->src, h->tag, h->size);
             peer->recv_seq++;
-            mp_shm_consume(local, cell);
+            tp->consume(world);
             return MPI_SUCCESS;
         }
         if (!mp_idle_spin(spins))

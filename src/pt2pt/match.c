@@ -10,13 +10,6 @@
 
 mp_pt2pt_state mp_p2p;
 
-static inline int matches(int want_ctx, int want_src, int want_tag, int ctx, int src, int tag)
-{
-    return want_ctx == ctx &&
-           (want_src == MPI_ANY_SOURCE || want_src == src) &&
-           (want_tag == MPI_ANY_TAG || want_tag == tag);
-}
-
 void mp_posted_append(mp_request *req)
 {
     req->next = NULL;
@@ -57,7 +50,7 @@ int mp_posted_earlier_could_match(int ctx, int src, int tag, const mp_request *s
 mp_request *mp_match_posted(int ctx, int src, int tag)
 {
     for (mp_request *r = mp_p2p.posted_head; r; r = r->next)
-        if (matches(r->ctx, r->peer, r->tag, ctx, src, tag)) {
+        if (mp_envelope_matches(r->ctx, r->peer, r->tag, ctx, src, tag)) {
             mp_posted_remove(r);
             return r;
         }
@@ -99,7 +92,7 @@ void mp_unexp_remove(mp_unexp *u)
 mp_unexp *mp_match_unexpected(int ctx, int src, int tag, int remove)
 {
     for (mp_unexp *u = mp_p2p.unexp_head; u; u = u->next)
-        if (matches(ctx, src, tag, u->ctx, u->src, u->tag)) {
+        if (mp_envelope_matches(ctx, src, tag, u->ctx, u->src, u->tag)) {
             if (remove)
                 mp_unexp_remove(u);
             return u;

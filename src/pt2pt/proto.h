@@ -69,7 +69,6 @@ typedef struct mp_envelope { int ctx, tag; } mp_envelope;
 typedef struct mp_peer {
     uint32_t send_seq;
     uint32_t recv_seq;
-    int shm_local;                       /* local index if reached by shm, else -1 */
     size_t fast_limit;                   /* fast paths (fast.c) take messages < this; 0: none */
     mp_request *send_head, *send_tail;   /* pending sends, FIFO */
     mp_ctrl *ctrl_head, *ctrl_tail;      /* pending control packets */
@@ -97,6 +96,32 @@ void        mp_posted_remove(mp_request *req);
 void        mp_unexp_append(mp_unexp *u);
 void        mp_unexp_remove(mp_unexp *u);
 
+/* MPI's envelope rule, the one every matching decision uses: a receive for (want_ctx,
+ * want_src, want_tag), where the source and tag may be wildcards, takes a message sent on ctx
+ * by src with tag. */
+static inline int mp_envelope_matches(int want_ctx, int want_src, int want_tag,
+                                      int ctx, int src, int tag)
+{
+    return want_ctx == ctx &&
+           (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+/* The packet builders.  A message's first packet names its envelope, its place in the
+ * pair's order and its size; a control packet names the request it concerns (cookie) and
+ * one more word (addr).  Every other field is zero. */
+static inline void mp_hdr_message(mp_hdr *h, int type, int ctx, int src, int tag, uint32_t seq,
+                                  size_t size)
+{
+    *h = (mp_hdr){ .type = (uint8_t)type, .ctx = ctx, .src = src, .tag = tag, .seq = seq,
+                   .size = size };
+}
+
+static inline void mp_hdr_control(mp_hdr *h, int type, uint64_t cookie, uint64_t addr)
+{
+    *h = (mp_hdr){ .type = (uint8_t)type, .cookie = cookie, .addr = addr };
+}
+
 /* The status of a received or probed message (status may be MPI_STATUS_IGNORE). */
 static inline void mp_status_message(MPI_Status *status, int src, int tag, size_t size)
 {
@@ -118,16 +143,27 @@ int  mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int 
 void mp_fast_init_peer(mp_peer *peer, int world);
 
 /* send.c */
+/* Counts a message in the statistics by protocol; with mp_send_number (sendreq.c) every
+ * message sent takes it, whichever path sends it. */
+enum { MP_PROTO_EAGER, MP_PROTO_SENDREQ, MP_PROTO_RNDV };
+void mp_stat_sent(int proto, size_t bytes);
+/* Single copy of a whole message: the peer's contiguous range at remote_addr to (read) or
+ * from (write) the first `bytes` of (buf, count, dt), in as many transport calls as the
+ * segments need.  MPI error code. */
+int  mp_copy_message(int write, int world_peer, uint64_t remote_addr, void *buf, MPI_Aint count,
+                     const mp_datatype *dt, size_t bytes);
 void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends and tries to transmit */
 void mp_send_ctrl(int world_peer, const mp_hdr *hdr);
 int  mp_send_flush(void);                             /* retries pending work; events */
 
 /* sendreq.c: the papers' request-for-sending protocol (docs/protocol.md) */
+/* Numbers a new message to `peer`: its sequence number, remembered with its envelope so a
+ * late SREQ can tell whether this message answered it (rule 2). */
+uint32_t mp_send_number(mp_peer *peer, int ctx, int tag);
 void mp_sendreq_maybe_post(mp_request *req);             /* receiver: after posting */
 void mp_sendreq_on_sreq(int world, const mp_hdr *hdr);   /* sender: an SREQ arrived */
 int  mp_sendreq_take(mp_peer *peer, mp_request *req);    /* sender: use one for req? */
 void mp_sendreq_on_cancel(int world, const mp_hdr *hdr); /* sender: SRCANCEL arrived */
-void mp_sendreq_record(mp_peer *peer, uint32_t seq, int ctx, int tag); /* sender: history */
 
 /* cancel.c */
 int  mp_cancel(mp_request *req);
@@ -139,6 +175,7 @@ void mp_recv_match_unexp(mp_request *req, mp_unexp *u);  /* a receive meets an u
 void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len);
 void mp_recv_complete(mp_request *req);
 void mp_send_reply(int world, int type, uint64_t cookie, uint64_t addr);
+void mp_ack_if_sync(int world, const mp_hdr *first);   /* a synchronous send was matched */
 void mp_send_complete(mp_request *req);
 void mp_op_hold_type(mp_request *req);     /* derived types outlive MPI_Type_free */
 void mp_op_release_type(mp_request *req);

@@ -23,7 +23,7 @@ int mp_pt2pt_init(void)
         mp_fast_init_peer(&mp_p2p.peers[w], w);
     }
     mp_send_init_queues();
-    mp_on_packet = mp_recv_on_packet;
+    mp_transport_set_handler(MP_PKT_CLASS_P2P, mp_recv_on_packet);
     mp_progress_register_gated(mp_send_flush, mp_send_pending_gate());
     return MPI_SUCCESS;
 }
@@ -157,7 +157,7 @@ int mp_improbe(int source, int tag, mp_comm *comm, int ctx_offset, mp_request **
     if (!u)
         return 0;
     mp_request *m = mp_request_alloc(MP_REQ_PROBE);
-    m->ext = u;
+    m->msg = u;
     m->comm = comm;
     mp_status_message(status, u->src, u->tag, u->size);
     *msg = m;
@@ -166,7 +166,7 @@ int mp_improbe(int source, int tag, mp_comm *comm, int ctx_offset, mp_request **
 
 int mp_imrecv(void *buf, MPI_Aint count, mp_datatype *dt, mp_request *msg, mp_request **out)
 {
-    mp_unexp *u = msg->ext;
+    mp_unexp *u = msg->msg;
     mp_request *req = mp_request_alloc(MP_REQ_RECV);
     req->buf = buf;
     req->count = count;
@@ -187,22 +187,27 @@ int mp_imrecv(void *buf, MPI_Aint count, mp_datatype *dt, mp_request *msg, mp_re
  * status is the receive's.  Parts report through on_complete; a part that finished inside
  * mp_isend/mp_irecv is accounted for at once (completion never races with this code: it
  * only happens inside progress, on this thread). */
-static void pair_part_done(mp_request *part)
+static void pair_release(mp_request *whole)
 {
-    mp_request *whole = part->ext;
-    if (part->kind == MP_REQ_RECV)
-        whole->status = part->status;
-    mp_request_free(part);
-    if (--whole->count == 0) {
-        free(whole->tmp);
-        whole->tmp = NULL;
+    if (--whole->parts_left == 0) {
+        free(whole->owned_tmp);
+        whole->owned_tmp = NULL;
         mp_request_complete(whole);
     }
 }
 
+static void pair_part_done(mp_request *part)
+{
+    mp_request *whole = part->owner;
+    if (part->kind == MP_REQ_RECV)
+        whole->status = part->status;
+    mp_request_free(part);
+    pair_release(whole);
+}
+
 static void pair_attach(mp_request *whole, mp_request *part)
 {
-    part->ext = whole;
+    part->owner = whole;
     if (mp_request_is_done(part))
         pair_part_done(part);
     else
@@ -213,10 +218,10 @@ int mp_isendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, 
                  void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int source, int rtag,
                  mp_comm *comm, void *owned_tmp, mp_request **out)
 {
-    mp_request *whole = mp_request_alloc(MP_REQ_COLL), *r, *s;
+    mp_request *whole = mp_request_alloc(MP_REQ_PAIR), *r, *s;
     whole->comm = comm;
-    whole->tmp = owned_tmp;
-    whole->count = 3;                     /* two parts + this function's own reference */
+    whole->owned_tmp = owned_tmp;
+    whole->parts_left = 3;                /* two parts + this function's own reference */
     *out = whole;
     int err = mp_irecv(rbuf, rcount, rdt, source, rtag, comm, MP_CTX_PT2PT, &r);
     if (err == MPI_SUCCESS) {
@@ -225,14 +230,10 @@ int mp_isendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, 
         if (err == MPI_SUCCESS)
             pair_attach(whole, s);
         else
-            whole->count--;
+            whole->parts_left--;
     } else {
-        whole->count -= 2;
+        whole->parts_left -= 2;
     }
-    if (--whole->count == 0) {
-        free(whole->tmp);
-        whole->tmp = NULL;
-        mp_request_complete(whole);
-    }
+    pair_release(whole);
     return err;
 }

@@ -38,11 +38,14 @@ void mp_recv_complete(mp_request *req)
 void mp_send_reply(int world, int type, uint64_t cookie, uint64_t addr)
 {
     mp_hdr h;
-    memset(&h, 0, sizeof h);
-    h.type = (uint8_t)type;
-    h.cookie = cookie;
-    h.addr = addr;
+    mp_hdr_control(&h, type, cookie, addr);
     mp_send_ctrl(world, &h);
+}
+
+void mp_ack_if_sync(int world, const mp_hdr *first)
+{
+    if (first->flags & MP_HDR_SYNC)
+        mp_send_reply(world, MP_PKT_ACK, first->cookie, 0);
 }
 
 /* Sets source, tag, count and the truncation error of a matched receive. */
@@ -52,7 +55,7 @@ static void set_match_status(mp_request *req, int src, int tag, size_t size)
     req->status.MPI_TAG = tag;
     size_t got = size < req->bytes ? size : req->bytes;
     mp_status_set_bytes(&req->status, (MPI_Count)got);
-    req->peer_cookie = size;               /* receives: total bytes the sender will deliver */
+    req->msg_bytes = size;
     if (size > req->bytes)
         req->error = mp_error_code(MPI_ERR_TRUNCATE, "message of %zu bytes from rank %d "
                                    "(tag %d) truncated to the %zu bytes of the receive buffer",
@@ -65,14 +68,13 @@ static void rndv_read_done(void *arg, int err)
     mp_request *req = arg;
     if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
         req->error = err;
-    mp_send_reply(req->world_peer, MP_PKT_FIN, req->remote_addr, 0);
+    mp_send_reply(req->world_peer, MP_PKT_FIN, req->peer_req, 0);
     mp_recv_complete(req);
 }
 
 /* Rendezvous, receiver side: pull with single copy, or ask the sender to stream.  A
  * contiguous buffer is read asynchronously where the transport can and will (read_start; the
- * sender's cookie waits in remote_addr, unused by receives), so the next message's rendezvous
- * overlaps this one's data. */
+ * FIN then goes to peer_req), so the next message's rendezvous overlaps this one's data. */
 static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cookie, uint64_t addr)
 {
     mp_transport *tp = mp_p2p.peers[world].tp;
@@ -81,28 +83,12 @@ static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cooki
         size_t want = size < req->bytes ? size : req->bytes;
         if (req->dt->is_contig && tp->read_start && want > 0) {
             req->state = MP_ST_RECV_READING;
-            req->remote_addr = cookie;
+            req->peer_req = cookie;
             if (tp->read_start(world, addr, (char *)req->buf + req->dt->true_lb, want,
                                rndv_read_done, req) == MPI_SUCCESS)
                 return;
         }
-        struct iovec iov[64];
-        size_t done = 0;
-        int err = MPI_SUCCESS;
-        while (done < want && err == MPI_SUCCESS) {
-            size_t covered = 0;
-            int n;
-            if (req->dt->is_contig) {
-                iov[0].iov_base = (char *)req->buf + req->dt->true_lb + done;
-                iov[0].iov_len = want - done;
-                n = 1;
-                covered = want - done;
-            } else {
-                n = mp_segments(req->buf, req->count, req->dt, done, want - done, iov, 64, &covered);
-            }
-            err = tp->read(world, addr + done, iov, n);
-            done += covered;
-        }
+        int err = mp_copy_message(0, world, addr, req->buf, req->count, req->dt, want);
         if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
             req->error = err;
         mp_send_reply(world, MP_PKT_FIN, cookie, 0);
@@ -110,7 +96,7 @@ static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cooki
     } else {
         req->state = MP_ST_RECV_FRAGS;
         req->done_bytes = 0;
-        mp_send_reply(world, MP_PKT_CTS, cookie, (uint64_t)(uintptr_t)req);
+        mp_send_reply(world, MP_PKT_CTS, cookie, mp_request_cookie(req));
         if (size == 0)
             mp_recv_complete(req);
     }
@@ -150,8 +136,8 @@ static void check_seq(int world, mp_peer *peer, const mp_hdr *h)
 static void on_rwdone(int world, mp_peer *peer, const mp_hdr *h)
 {
     check_seq(world, peer, h);
-    mp_request *req = (mp_request *)(uintptr_t)h->cookie;
-    if (req->state != MP_ST_RECV_POSTED)
+    mp_request *req = mp_request_of_cookie(h->cookie);
+    if (req->kind != MP_REQ_RECV || req->state != MP_ST_RECV_POSTED)
         mp_fatal("protocol error: remote write from rank %d into a receive that is not posted", world);
     mp_posted_remove(req);
     req->sreq_out = 0;
@@ -169,8 +155,7 @@ static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const voi
             rndv_receive(req, world, h->size, h->cookie, h->addr);
             return;
         }
-        if (h->flags & MP_HDR_SYNC)
-            mp_send_reply(world, MP_PKT_ACK, h->cookie, 0);
+        mp_ack_if_sync(world, h);
         mp_deliver(req, 0, payload, h->len);
         req->done_bytes = h->len;
         if (h->len < h->size) {
@@ -205,10 +190,11 @@ static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const voi
 static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
 {
     if (h->cookie != 0) {                 /* pipelined rendezvous into a matched receive */
-        mp_request *req = (mp_request *)(uintptr_t)h->cookie;
+        mp_request *req = mp_request_of_cookie(h->cookie);
+        MP_ASSERT(req->kind == MP_REQ_RECV && req->state == MP_ST_RECV_FRAGS);
         mp_deliver(req, req->done_bytes, payload, h->len);
         req->done_bytes += h->len;
-        if (req->done_bytes >= req->peer_cookie)
+        if (req->done_bytes >= req->msg_bytes)
             mp_recv_complete(req);
         return;
     }
@@ -216,7 +202,7 @@ static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
         mp_request *req = peer->in_req;
         mp_deliver(req, req->done_bytes, payload, h->len);
         req->done_bytes += h->len;
-        if (req->done_bytes >= req->peer_cookie) {
+        if (req->done_bytes >= req->msg_bytes) {
             peer->in_req = NULL;
             mp_recv_complete(req);
         }
@@ -268,22 +254,27 @@ void mp_recv_on_packet(int world, const mp_hdr *h, const void *payload)
         mp_cancel_on_packet(world, h);
         break;
     case MP_PKT_CTS: {
-        mp_request *req = (mp_request *)(uintptr_t)h->cookie;
-        req->peer_cookie = h->addr;
+        mp_request *req = mp_request_of_cookie(h->cookie);
+        MP_ASSERT(req->kind == MP_REQ_SEND && req->state == MP_ST_WAIT_FIN);
+        req->peer_req = h->addr;
         req->done_bytes = 0;
         req->state = MP_ST_SEND_STREAM;
         mp_send_queue(peer, req);
         break;
     }
-    case MP_PKT_FIN:
-        mp_send_complete((mp_request *)(uintptr_t)h->cookie);
+    case MP_PKT_FIN: {
+        mp_request *req = mp_request_of_cookie(h->cookie);
+        MP_ASSERT(req->kind == MP_REQ_SEND && req->state == MP_ST_WAIT_FIN);
+        mp_send_complete(req);
         break;
+    }
     case MP_PKT_ACK: {
-        mp_request *req = (mp_request *)(uintptr_t)h->cookie;
+        mp_request *req = mp_request_of_cookie(h->cookie);
+        MP_ASSERT(req->kind == MP_REQ_SEND && req->mode == MP_MODE_SYNC);
         if (req->state == MP_ST_WAIT_ACK)
             mp_send_complete(req);
         else
-            req->peer_cookie = 1;         /* matched before its last fragment left */
+            req->acked = 1;               /* matched before its last fragment left */
         break;
     }
     default:

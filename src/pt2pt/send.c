@@ -64,36 +64,62 @@ void mp_send_complete(mp_request *req)
 
 static void fill_hdr(mp_hdr *h, const mp_request *req, int type)
 {
-    memset(h, 0, sizeof *h);
-    h->type = (uint8_t)type;
-    h->ctx = req->ctx;
-    h->src = req->comm->rank;
-    h->tag = req->tag;
-    h->seq = req->seq;
-    h->size = req->bytes;
+    mp_hdr_message(h, type, req->ctx, req->comm->rank, req->tag, req->seq, req->bytes);
+}
+
+void mp_stat_sent(int proto, size_t bytes)
+{
+    mp_stat.msgs_sent++;
+    mp_stat.bytes_sent += bytes;
+    switch (proto) {
+    case MP_PROTO_EAGER:
+        mp_stat.eager_msgs++;
+        mp_stat.eager_bytes += bytes;
+        break;
+    case MP_PROTO_SENDREQ:
+        mp_stat.sendreq_msgs++;
+        mp_stat.sendreq_bytes += bytes;
+        break;
+    default:
+        mp_stat.rndv_msgs++;
+        mp_stat.rndv_bytes += bytes;
+        break;
+    }
+}
+
+int mp_copy_message(int write, int world_peer, uint64_t remote_addr, void *buf, MPI_Aint count,
+                    const mp_datatype *dt, size_t bytes)
+{
+    mp_transport *tp = mp_transport_of(world_peer);
+    struct iovec iov[64];
+    size_t done = 0;
+    while (done < bytes) {
+        size_t covered;
+        int n;
+        if (dt->is_contig) {
+            iov[0].iov_base = (char *)buf + dt->true_lb + done;
+            iov[0].iov_len = bytes - done;
+            n = 1;
+            covered = bytes - done;
+        } else {
+            n = mp_segments(buf, count, dt, done, bytes - done, iov, 64, &covered);
+        }
+        int err = write ? tp->write(world_peer, remote_addr + done, iov, n)
+                        : tp->read(world_peer, remote_addr + done, iov, n);
+        if (err != MPI_SUCCESS)
+            return err;
+        done += covered;
+    }
+    return MPI_SUCCESS;
 }
 
 /* Remote Write: the whole message straight into the receiver's posted buffer. */
-static void remote_write(mp_transport *tp, mp_request *req)
+static void remote_write(mp_request *req)
 {
-    struct iovec iov[64];
-    size_t done = 0;
-    while (done < req->bytes) {
-        size_t covered;
-        int n;
-        if (req->dt->is_contig) {
-            iov[0].iov_base = (char *)req->buf + req->dt->true_lb;
-            iov[0].iov_len = req->bytes;
-            n = 1;
-            covered = req->bytes;
-        } else {
-            n = mp_segments(req->buf, req->count, req->dt, done, req->bytes - done, iov, 64, &covered);
-        }
-        int err = tp->write(req->world_peer, req->remote_addr + done, iov, n);
-        if (err != MPI_SUCCESS)
-            mp_fatal("remote write to rank %d failed: %s", req->world_peer, mp_error_message(err));
-        done += covered;
-    }
+    int err = mp_copy_message(1, req->world_peer, req->remote_addr, req->buf, req->count, req->dt,
+                              req->bytes);
+    if (err != MPI_SUCCESS)
+        mp_fatal("remote write to rank %d failed: %s", req->world_peer, mp_error_message(err));
 }
 
 /* Hands as much of `req` to the transport as it takes.  Returns 1 when the request no longer
@@ -110,7 +136,7 @@ static int transmit(mp_request *req)
             size_t len = req->bytes - off < tp->max_payload ? req->bytes - off : tp->max_payload;
             fill_hdr(&h, req, off == 0 ? MP_PKT_EAGER : MP_PKT_FRAG);
             if (off == 0) {
-                h.cookie = (uint64_t)(uintptr_t)req;
+                h.cookie = mp_request_cookie(req);
                 h.flags = req->mode == MP_MODE_SYNC ? MP_HDR_SYNC : 0;
             }
             pl.offset = off;
@@ -119,14 +145,14 @@ static int transmit(mp_request *req)
                 return 0;
             req->done_bytes = off + len;
         } while (req->done_bytes < req->bytes);
-        if (req->mode == MP_MODE_SYNC && req->peer_cookie == 0)
+        if (req->mode == MP_MODE_SYNC && !req->acked)
             req->state = MP_ST_WAIT_ACK;
         else
             mp_send_complete(req);
         return 1;
     case MP_ST_SEND_RTS:
         fill_hdr(&h, req, MP_PKT_RTS);
-        h.cookie = (uint64_t)(uintptr_t)req;
+        h.cookie = mp_request_cookie(req);
         if (tp->single_copy)
             h.addr = req->tmp ? (uint64_t)(uintptr_t)req->tmp
                               : (uint64_t)(uintptr_t)((char *)req->buf + req->dt->true_lb);
@@ -138,15 +164,15 @@ static int transmit(mp_request *req)
         return 1;
     case MP_ST_SEND_RWDONE:
         if (req->done_bytes < req->bytes) {   /* the remote write, once */
-            remote_write(tp, req);
+            remote_write(req);
             req->done_bytes = req->bytes;
         }
         fill_hdr(&h, req, MP_PKT_RWDONE);
-        h.cookie = req->peer_cookie;
+        h.cookie = req->peer_req;
         if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN)
             return 0;
         if (req->ack_after)               /* a withdrawal waited for this RWDONE (sendreq.c) */
-            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL_ACK, req->peer_cookie, 0);
+            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL_ACK, req->peer_req, 0);
         mp_send_complete(req);
         return 1;
     case MP_ST_SEND_NULL:
@@ -154,7 +180,7 @@ static int transmit(mp_request *req)
         if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN)
             return 0;
         if (req->ack_after)               /* it had taken an SREQ that was then withdrawn */
-            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL_ACK, req->peer_cookie, 0);
+            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL_ACK, req->peer_req, 0);
         mp_status_set_cancelled(&req->status, 1);
         mp_send_complete(req);
         return 1;
@@ -163,7 +189,7 @@ static int transmit(mp_request *req)
             size_t off = req->done_bytes;
             size_t len = req->bytes - off < tp->max_payload ? req->bytes - off : tp->max_payload;
             fill_hdr(&h, req, MP_PKT_FRAG);
-            h.cookie = req->peer_cookie;
+            h.cookie = req->peer_req;
             pl.offset = off;
             pl.len = len;
             if (tp->send(req->world_peer, &h, &pl) == MP_AGAIN)
@@ -288,24 +314,18 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
     int world = comm->is_inter ? comm->remote_world[dest] : comm->world[dest];
     req->world_peer = world;
     mp_peer *peer = &mp_p2p.peers[world];
-    req->seq = peer->send_seq++;
-    mp_sendreq_record(peer, req->seq, req->ctx, req->tag);
+    req->seq = mp_send_number(peer, req->ctx, req->tag);
     mp_transport *tp = peer->tp;
 
-    mp_stat.msgs_sent++;
-    mp_stat.bytes_sent += req->bytes;
     if (peer->sreqs && mp_sendreq_take(peer, req)) {
         req->state = MP_ST_SEND_RWDONE;
-        mp_stat.sendreq_msgs++;
-        mp_stat.sendreq_bytes += req->bytes;
+        mp_stat_sent(MP_PROTO_SENDREQ, req->bytes);
     } else if (req->bytes <= tp->eager_max) {
         req->state = MP_ST_SEND_EAGER;
-        mp_stat.eager_msgs++;
-        mp_stat.eager_bytes += req->bytes;
+        mp_stat_sent(MP_PROTO_EAGER, req->bytes);
     } else {
         req->state = MP_ST_SEND_RTS;
-        mp_stat.rndv_msgs++;
-        mp_stat.rndv_bytes += req->bytes;
+        mp_stat_sent(MP_PROTO_RNDV, req->bytes);
         if (tp->single_copy && !dt->is_contig) {
             /* The receiver pulls one contiguous range: pack once here. */
             req->tmp = mp_malloc(req->bytes);

@@ -36,11 +36,13 @@ static int tags_overlap(int a, int b)
     return a == MPI_ANY_TAG || b == MPI_ANY_TAG || a == b;
 }
 
-void mp_sendreq_record(mp_peer *peer, uint32_t seq, int ctx, int tag)
+uint32_t mp_send_number(mp_peer *peer, int ctx, int tag)
 {
+    uint32_t seq = peer->send_seq++;
     mp_envelope *e = &peer->history[seq % MP_HISTORY];
     e->ctx = ctx;
     e->tag = tag;
+    return seq;
 }
 
 void mp_sendreq_maybe_post(mp_request *req)
@@ -55,13 +57,8 @@ void mp_sendreq_maybe_post(mp_request *req)
     if (mp_posted_earlier_could_match(req->ctx, req->peer, req->tag, req))
         return;                           /* rule 1 */
     mp_hdr h;
-    memset(&h, 0, sizeof h);
-    h.type = MP_PKT_SREQ;
-    h.ctx = req->ctx;
-    h.tag = req->tag;
-    h.seq = peer->recv_seq;
-    h.size = req->bytes;
-    h.cookie = (uint64_t)(uintptr_t)req;
+    mp_hdr_message(&h, MP_PKT_SREQ, req->ctx, 0, req->tag, peer->recv_seq, req->bytes);
+    h.cookie = mp_request_cookie(req);
     h.addr = (uint64_t)(uintptr_t)((char *)req->buf + req->dt->true_lb);
     req->sreq_out = 1;
     req->world_peer = world;
@@ -102,7 +99,7 @@ int mp_sendreq_take(mp_peer *peer, mp_request *req)
         *pp = r->next;                               /* this message answers it either way */
         int use = req->bytes <= r->capacity && req->bytes >= mp_cfg.sendreq_min;
         if (use) {
-            req->peer_cookie = r->cookie;
+            req->peer_req = r->cookie;
             req->remote_addr = r->addr;
         }
         free(r);
@@ -126,7 +123,7 @@ void mp_sendreq_on_cancel(int world, const mp_hdr *h)
             break;
         }
     for (mp_request *q = peer->send_head; q; q = q->next)
-        if (q->state == MP_ST_SEND_RWDONE && q->peer_cookie == h->cookie) {
+        if (q->state == MP_ST_SEND_RWDONE && q->peer_req == h->cookie) {
             q->ack_after = 1;
             return;
         }

@@ -1,20 +1,39 @@
-/* transport.h -- the channel interface between point-to-point and the transports.
- * MemPI, BSD-3-Clause (see LICENSE).
+/* transport.h -- the one door to the transports.  MemPI, BSD-3-Clause (see LICENSE).
  *
- * A transport moves bytes to a peer and knows nothing of MPI matching.  The point-to-point
- * layer hands it packets made of a fixed header (mp_hdr, carried verbatim) and a payload
- * described as a byte range of a (buffer, count, datatype) stream, so the transport can pack
- * straight into its queue memory with no intermediate copy.
+ * A transport moves bytes to a peer and knows nothing of MPI matching or windows.  Layers above
+ * (point-to-point, one-sided, collectives) reach a transport only through this header: they see
+ * the vtable of the transport that serves a world rank (mp_transport_of), the registry functions
+ * below, and node-level services (the node barrier, shared mappings, the collective slots).  No
+ * file outside src/transport/ includes a transport's private header (tests/check-layers).
  *
+ * Packets are made of a fixed header (mp_hdr, carried verbatim) and a payload described as a
+ * byte range of a (buffer, count, datatype) stream, so a transport packs straight into its
+ * queue memory with no intermediate copy.  A transport hands each arrived packet to the
+ * handler registered for the packet's class (mp_transport_set_handler): the type byte's top two
+ * bits pick the class, so point-to-point and one-sided packets share the queues of a pair
+ * without sharing a handler.
+ *
+ * The vtable, per peer:
  *   send        an eager packet into the receiver's queue for this sender (the papers'
- *               Memory-Based FIFO).  Ordered per sender->receiver pair.  Returns MP_AGAIN when
- *               the queue or the pool is full; never drops.
- *   read/write  single copy between address spaces (rendezvous pull, remote write);
- *               MP_AGAIN-free, synchronous, available when `single_copy` is set.
- *   poll        hands arrived packets to the handler installed with mp_transport_set_handler.
- *
+ *               Memory-Based FIFO).  Ordered per sender->receiver pair across all classes.
+ *               Returns MP_AGAIN when the queue or the pool is full; never drops.
+ *   send_bytes  the same for a contiguous payload (the small-message fast path: no datatype
+ *               engine).  Optional.
+ *   peek        the oldest packet from one sender, left in place (NULL hdr: none), and
+ *   consume     releasing it: a blocking receive reads that queue itself.  Optional.
+ *   read/write  single copy between address spaces: the peer's contiguous range at remote_addr
+ *               from/to local segments (rendezvous pull, remote write).  Synchronous;
+ *               available when `single_copy` is set.
+ *   read_start  optional asynchronous read of one contiguous range (see below).
+ *   readv/writev  single copy with segments on both sides (one-sided operations on a peer's
+ *               memory that is not mapped here).  Optional; same-host peers only.
+ *   poll        hands arrived packets to the handlers; packets from `skip_world` stay queued.
  * Each transport reports its own limits (max payload per packet, eager threshold), so
  * crossovers differ by location, as MPI-StarT found they must.
+ *
+ * Services of the shared-memory transport that upper layers use directly: the node barrier,
+ * each local rank's collective slot in the node segment, and shared mappings for windows
+ * (created owner-only under an unpredictable name, unlinked as soon as every rank mapped them).
  */
 #ifndef MP_TRANSPORT_H
 #define MP_TRANSPORT_H
@@ -24,6 +43,10 @@
 #include <sys/uio.h>
 
 #define MP_AGAIN (-11)
+
+/* Packet classes: the top two bits of the type byte. */
+enum { MP_PKT_CLASS_P2P = 0, MP_PKT_CLASS_RMA = 1, MP_PKT_CLASSES = 4 };
+#define MP_PKT_CLASS(type) ((unsigned)(type) >> 6)
 
 /* Packet types of the point-to-point protocol (docs/protocol.md). */
 enum mp_pkt_type {
@@ -44,12 +67,16 @@ enum mp_pkt_type {
     MP_PKT_SRCANCEL_ACK,  /* sender: the SREQ is gone (used, stale or removed) */
     MP_PKT_CANCEL_REQ,    /* sender asks to withdraw an unmatched message (cookie = send req) */
     MP_PKT_CANCEL_REP,    /* receiver's answer: flags & MP_HDR_CANCELLED if it was withdrawn */
+    MP_PKT_P2P_LAST = MP_PKT_CANCEL_REP,
+    MP_PKT_RMA_FIRST = MP_PKT_CLASS_RMA << 6   /* one-sided packets: src/rma/ */
 };
 enum {
     MP_HDR_SYNC = 1,      /* sender wants an ACK when matched */
     MP_HDR_CANCELLED = 2  /* CANCEL_REP: the message was withdrawn */
 };
 
+/* The header of every packet, 48 bytes on every transport.  One-sided packets give some
+ * fields their own meaning (src/rma/rma_am.c), never another size. */
 typedef struct mp_hdr {
     uint8_t  type;
     uint8_t  flags;
@@ -63,6 +90,8 @@ typedef struct mp_hdr {
     uint64_t cookie;      /* request identity on the side that will use it */
     uint64_t addr;        /* a buffer address (RTS, SREQ) or a second cookie (CTS) */
 } mp_hdr;
+_Static_assert(sizeof(mp_hdr) == 48, "mp_hdr is a wire header: 48 bytes on every transport");
+_Static_assert(MP_PKT_P2P_LAST < MP_PKT_RMA_FIRST, "packet classes overlap");
 
 /* Payload of a packet: bytes [offset, offset+len) of the packed stream of (buf, count, dt). */
 typedef struct mp_payload {
@@ -75,6 +104,9 @@ typedef struct mp_payload {
 typedef struct mp_transport {
     const char *name;
     int (*send)(int world_peer, const mp_hdr *hdr, const mp_payload *payload);
+    int (*send_bytes)(int world_peer, const mp_hdr *hdr, const void *data, size_t len);
+    const mp_hdr *(*peek)(int world_src, const void **payload);
+    void (*consume)(int world_src);
     int (*read)(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
     int (*write)(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
     /* Optional: start reading one contiguous range and return at once; done(arg, err) runs
@@ -82,40 +114,60 @@ typedef struct mp_transport {
      * MPI_SUCCESS means nothing was started (use read). */
     int (*read_start)(int world_peer, uint64_t remote_addr, void *local, size_t len,
                       void (*done)(void *arg, int err), void *arg);
-    int (*poll)(void);
+    int (*readv)(int world_peer, const struct iovec *local, int nlocal,
+                 const struct iovec *remote, int nremote);
+    int (*writev)(int world_peer, const struct iovec *local, int nlocal,
+                  const struct iovec *remote, int nremote);
+    int (*poll)(int skip_world);
     size_t max_payload;   /* data bytes per packet */
     size_t eager_max;     /* largest message sent eagerly */
     int single_copy;      /* read/write available */
+    int shares_memory;    /* the peer can map our shared mappings (mp_shared_*) */
+    int wakes_sleepers;   /* a packet sent through it ends the receiver's futex sleep */
 } mp_transport;
+
+/* ---- the registry (transport.c) ------------------------------------------------------- */
+
+/* Picks the transport of every world rank (same host: shm, else net), initialises the ones in
+ * use (collective over the job) and registers their polls and the sleeper with the progress
+ * engine.  mp_transports_abandon: MPI_Init failed, leave nothing in /dev/shm. */
+int  mp_transports_init(void);
+void mp_transports_finalize(void);   /* after the last packet was handed over; collective */
+void mp_transports_abandon(void);
+
+static inline mp_transport *mp_transport_of(int world)
+{
+    return (mp_transport *)mp_world.procs[world].tp;
+}
 
 /* Called by transports for each arrived packet.  The payload is valid only during the call. */
 typedef void (*mp_packet_handler)(int world_src, const mp_hdr *hdr, const void *payload);
-extern mp_packet_handler mp_on_packet;
+void mp_transport_set_handler(int cls, mp_packet_handler handler);
+int  mp_transport_has_handler(int cls);    /* a layer took packets of this class */
+extern mp_packet_handler mp_packet_handlers[MP_PKT_CLASSES];
+static inline void mp_transport_deliver(int world_src, const mp_hdr *hdr, const void *payload)
+{
+    mp_packet_handlers[MP_PKT_CLASS(hdr->type)](world_src, hdr, payload);
+}
 
-extern mp_transport mp_shm_transport;
+/* ---- node services of the shared-memory transport -------------------------------------- */
 
-/* The network transport (transport/net/): ranks on other hosts, through a libfabric RDM
- * endpoint.  mp_net_init does nothing in a job on one host; built without libfabric it fails
- * there with a message saying what to install. */
-extern mp_transport mp_net_transport;
-int  mp_net_init(void);             /* after mp_shm_init; collective over the job */
-void mp_net_finalize(void);         /* after the last packet was handed over; collective */
+/* Barrier over this host's ranks (start-up, finalize); polls packets meanwhile. */
+void mp_node_barrier(void);
 
-/* Transport set-up, in MPI_Init order.  mp_shm_init maps the node segment. */
-int  mp_shm_init(void);
-void mp_shm_finalize(void);
-void mp_shm_abandon(void);          /* MPI_Init failed: leave nothing in /dev/shm */
-void mp_shm_barrier(void);          /* all local ranks; used at init and finalize */
-int  mp_transports_poll(void);
-/* Same, leaving the packets from world rank `world` where they are (pt2pt's direct receive
- * reads that queue itself). */
-int  mp_transports_poll_except(int world);
-/* The collective layer's slot of local rank `local` in the node segment (mp_shm_coll_slot_size
- * bytes, page aligned, zero at start).  Its protocol is the coll layer's (src/coll/). */
-void  *mp_shm_coll_slot(int local);
-size_t mp_shm_coll_slot_size(void);
+/* The collective layer's slot of local rank `local` in the node segment (mp_coll_slot_size
+ * bytes, page aligned, zero at start).  Its protocol is the coll layer's (src/coll/shm.c). */
+void  *mp_coll_slot(int local);
+size_t mp_coll_slot_size(void);
 
-/* Called by the waiting policy before sleeping / after waking (futex). */
-void mp_shm_wake(int world_peer);
+/* Shared mappings for windows.  mp_shared_create makes a zeroed mapping of `size` bytes
+ * (mode 0600, "/mempi-<job>-<random>") and returns its name; the ranks of this host that
+ * share it call mp_shared_attach with that name; once all of them mapped it, one calls
+ * mp_shared_unlink.  A size of 0 maps nothing.  Errors are MPI error codes with messages. */
+#define MP_SHARED_NAME_MAX 80
+int  mp_shared_create(size_t size, char name[MP_SHARED_NAME_MAX], void **addr);
+int  mp_shared_attach(const char *name, size_t size, void **addr);
+void mp_shared_unlink(const char *name);
+void mp_shared_unmap(void *addr, size_t size);
 
 #endif

@@ -70,7 +70,7 @@ int main(void)
         return 1;
     memcpy(seg, &layout, sizeof layout);
     static int local_world[2] = { 0, 1 };
-    static mp_proc procs[2] = { { 0, 0, NULL }, { 0, 1, NULL } };
+    static mp_proc procs[2] = { { 0, 0, &mp_shm_transport }, { 0, 1, &mp_shm_transport } };
     mp_world.local_world = local_world;
     mp_world.procs = procs;
     mp_world.size = 2;
@@ -80,9 +80,9 @@ int main(void)
     if (child == 0) {
         mp_world.rank = 1;
         mp_shm_attach_mapped(seg, layout.total, 1);
-        mp_on_packet = on_packet;
+        mp_transport_set_handler(MP_PKT_CLASS_P2P, on_packet);
         while (expect_seq < NPACKETS && bad == 0)
-            mp_shm_transport.poll();
+            mp_shm_transport.poll(-1);
         _exit(bad ? 1 : 0);
     }
     mp_world.rank = 0;

@@ -494,7 +494,6 @@ int mp_net_init(void)
     mp_net.last_check = mp_net.last_beat = mp_wtime();
     for (int w = 0; w < mp_world.size; w++)
         mp_net.peers[w].last_heard = mp_net.last_check, mp_net.peers[w].may_beat = 1;
-    mp_progress_register(mp_net_poll);
     describe();
     return MPI_SUCCESS;
 }

@@ -27,6 +27,12 @@
 
 #include "transport/transport.h"
 
+/* The transport (its vtable is filled by mp_net_init).  mp_net_init does nothing in a job on
+ * one host; built without libfabric it fails there with a message saying what to install. */
+extern mp_transport mp_net_transport;
+int  mp_net_init(void);             /* after mp_shm_init; collective over the job */
+void mp_net_finalize(void);         /* after the last packet was handed over; collective */
+
 #ifdef MEMPI_HAVE_LIBFABRIC
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
@@ -53,6 +59,7 @@ typedef struct mp_net_wire {
     int32_t  src;                     /* sender's world rank */
     uint32_t seq;                     /* DATA, BYE: per sender->receiver packet number */
 } mp_net_wire;
+_Static_assert(sizeof(mp_net_wire) == 16, "the wire header is 16 bytes");
 
 /* The remote key of a buffer a peer exposed to us (RTS: its send buffer, SREQ: its receive
  * buffer), sent after the mp_hdr.  Remote address of byte i of the buffer = base + i. */
@@ -60,6 +67,7 @@ typedef struct mp_net_key {
     uint64_t key;
     uint64_t base;                    /* hdr.addr with FI_MR_VIRT_ADDR, else 0 (offsets) */
 } mp_net_key;
+_Static_assert(sizeof(mp_net_key) == 16, "a key trailer is 16 bytes");
 
 enum { MP_NET_K_SEND, MP_NET_K_RECV, MP_NET_K_RMA, MP_NET_K_RMA_ASYNC };
 
@@ -154,7 +162,7 @@ typedef struct mp_net_state {
 extern mp_net_state mp_net;
 
 int  mp_net_post_recv(mp_net_buf *b);
-int  mp_net_poll(void);
+int  mp_net_poll(int skip_world);
 int  mp_net_send_ctrl(int peer, int type);  /* CREDIT / BYE; 0 or MP_AGAIN */
 void mp_net_check_liveness(void);
 const char *mp_net_peer_name(int world);    /* "rank 3 (host 1)" for messages */

@@ -9,7 +9,7 @@
  *
  * poll() reads the completion queue: a send completion returns its buffer, a receive
  * completion applies the returned credits, checks the packet number, hands the packet to the
- * protocol (mp_on_packet), reposts the buffer and owes the sender one credit.  Credits owed
+ * protocol (mp_transport_deliver), reposts the buffer and owes the sender one credit.  Credits owed
  * go back on our next DATA packet to that peer, or in an explicit CREDIT packet once a
  * quarter of the window is owed (see net.h for why that never deadlocks).
  */
@@ -220,7 +220,7 @@ static void deliver(int src, mp_net_buf *b, size_t len)
                      mp_net_peer_name(src), len, head + (size_t)h->len);
         if (mp_net.rma)
             mp_net_rma_incoming(src, h, key);
-        mp_on_packet(src, h, (const char *)b->data + head);
+        mp_transport_deliver(src, h, (const char *)b->data + head);
     } else {                                   /* BYE: the last numbered packet of a peer */
         p->bye = 1;
         mp_net.byes++;
@@ -358,8 +358,9 @@ int mp_net_cq_batch(int defer)
     return (int)n;
 }
 
-int mp_net_poll(void)
+int mp_net_poll(int skip_world)
 {
+    (void)skip_world;                 /* no direct receive over the network */
     if (!mp_net.active)
         return 0;
     int events = 0;
@@ -390,5 +391,6 @@ int mp_net_poll(void)
 mp_transport mp_net_transport = {
     .name = "net",
     .send = net_send,
+    .poll = mp_net_poll,
 };
 #endif

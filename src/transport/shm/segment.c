@@ -73,7 +73,10 @@ static int map_anonymous(size_t size)
     return MPI_SUCCESS;
 }
 
-static int map_named(const char *name, int create, size_t size)
+/* Creates (O_EXCL, mode 0600, sized and zero-filled) or opens the shared memory object
+ * `name` and maps it.  Opening maps the whole object, whose size must be at least min_size. */
+static int map_object(const char *name, int create, size_t size, size_t min_size, void **addr,
+                      size_t *mapped)
 {
     int fd = create ? shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600)
                     : shm_open(name, O_RDWR, 0);
@@ -89,7 +92,7 @@ static int map_named(const char *name, int create, size_t size)
     }
     if (!create) {
         struct stat st;
-        if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(mp_seg)) {
+        if (fstat(fd, &st) != 0 || (size_t)st.st_size < min_size) {
             close(fd);
             return mp_error_code(MPI_ERR_OTHER, "shared segment %s is malformed", name);
         }
@@ -103,9 +106,63 @@ static int map_named(const char *name, int create, size_t size)
         return mp_error_code(MPI_ERR_NO_MEM, "cannot map shared segment (%zu bytes): %s",
                              size, strerror(errno));
     }
-    mp_shm.seg = p;
-    mp_shm.map_size = size;
+    *addr = p;
+    *mapped = size;
     return MPI_SUCCESS;
+}
+
+static int map_named(const char *name, int create, size_t size)
+{
+    void *p;
+    size_t mapped;
+    int err = map_object(name, create, size, sizeof(mp_seg), &p, &mapped);
+    if (err)
+        return err;
+    mp_shm.seg = p;
+    mp_shm.map_size = mapped;
+    return MPI_SUCCESS;
+}
+
+/* Shared mappings for windows (transport.h): the node segment's naming and permissions. */
+int mp_shared_create(size_t size, char name[MP_SHARED_NAME_MAX], void **addr)
+{
+    size_t mapped;
+    *addr = NULL;
+    if (size == 0) {
+        name[0] = '\0';
+        return MPI_SUCCESS;
+    }
+    if (make_name(name, MP_SHARED_NAME_MAX) != 0)
+        return mp_error_code(MPI_ERR_OTHER, "no randomness for a shared segment name");
+    return map_object(name, 1, size, 0, addr, &mapped);
+}
+
+int mp_shared_attach(const char *name, size_t size, void **addr)
+{
+    size_t mapped;
+    *addr = NULL;
+    if (size == 0)
+        return MPI_SUCCESS;
+    int err = map_object(name, 0, 0, size, addr, &mapped);
+    if (err == MPI_SUCCESS && mapped != size) {
+        munmap(*addr, mapped);
+        *addr = NULL;
+        return mp_error_code(MPI_ERR_OTHER, "shared segment %s has %zu bytes, expected %zu",
+                             name, mapped, size);
+    }
+    return err;
+}
+
+void mp_shared_unlink(const char *name)
+{
+    if (name[0])
+        shm_unlink(name);
+}
+
+void mp_shared_unmap(void *addr, size_t size)
+{
+    if (addr && size)
+        munmap(addr, size);
 }
 
 /* Private per-process state over a mapped segment (also used by the unit tests). */

@@ -14,11 +14,9 @@
 #include "transport/shm/wait.h"
 #include <string.h>
 
-mp_packet_handler mp_on_packet;
-
 static void copy_payload(void *dst, const mp_payload *p)
 {
-    if (p->len == 0)
+    if (p == NULL || p->len == 0)
         return;
     if (p->dt == NULL)
         memcpy(dst, (const char *)p->buf + p->offset, p->len);
@@ -70,8 +68,7 @@ static int shm_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     size_t len = payload ? payload->len : 0;
     if (len <= MP_CELL_INLINE) {
         cell->chunk = 0;
-        if (len)
-            copy_payload(cell->data, payload);
+        copy_payload(cell->data, payload);
     } else {
         int64_t idx = chunk_alloc();
         if (idx < 0)
@@ -83,23 +80,36 @@ static int shm_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     return 0;
 }
 
-int mp_shm_send_bytes(int peer, int world_peer, const mp_hdr *hdr, const void *data, size_t len)
+/* The fast path's packet: raw bytes, no datatype engine (copy_payload's memcpy branch). */
+static int shm_send_bytes(int world_peer, const mp_hdr *hdr, const void *data, size_t len)
 {
-    mp_cell *cell = free_cell(peer);
-    if (cell == NULL)
-        return MP_AGAIN;
-    if (len <= MP_CELL_INLINE) {
-        cell->chunk = 0;
-        memcpy(cell->data, data, len);
-    } else {
-        int64_t idx = chunk_alloc();
-        if (idx < 0)
-            return MP_AGAIN;
-        memcpy(mp_shm_chunk(mp_shm.me, (uint32_t)idx) + 1, data, len);
-        cell->chunk = (uint32_t)idx + 1;
-    }
-    publish(peer, world_peer, cell, hdr, len);
-    return 0;
+    mp_payload raw = { data, 0, NULL, 0, len };
+    return shm_send(world_peer, hdr, &raw);
+}
+
+/* Direct receive (pt2pt's blocking receive reads one sender's ring itself), under the ring
+ * protocol of shm.h: peek is the consumer's acquire of `full` on the oldest cell, consume
+ * releases the chunk and the cell exactly as a poll does. */
+static const mp_hdr *shm_peek(int world_src, const void **payload)
+{
+    int sender = mp_world.procs[world_src].local;
+    mp_cell *cell = mp_shm.recv_ring[sender] + (mp_shm.recv_pos[sender] & mp_shm.mask);
+    if (!atomic_load_explicit(&cell->full, memory_order_acquire))
+        return NULL;
+    *payload = cell->chunk ? (const void *)(mp_shm_chunk(sender, cell->chunk - 1) + 1)
+                           : (const void *)cell->data;
+    return &cell->hdr;
+}
+
+static void shm_consume(int world_src)
+{
+    int sender = mp_world.procs[world_src].local;
+    mp_cell *cell = mp_shm.recv_ring[sender] + (mp_shm.recv_pos[sender] & mp_shm.mask);
+    mp_shm.recv_pos[sender]++;
+    if (cell->chunk)
+        atomic_store_explicit(&mp_shm_chunk(sender, cell->chunk - 1)->busy, 0,
+                              memory_order_release);
+    atomic_store_explicit(&cell->full, 0, memory_order_release);
 }
 
 #define MP_POLL_BURST 8
@@ -118,7 +128,7 @@ static inline int poll_ring(int sender)
         /* Advance first: the handler may poll again (it never does today, but a
          * re-entrant poll must not see this cell twice). */
         mp_shm.recv_pos[sender] = ++pos;
-        mp_on_packet(mp_world.local_world[sender], &cell->hdr, payload);
+        mp_transport_deliver(mp_world.local_world[sender], &cell->hdr, payload);
         if (chunk)
             atomic_store_explicit(&chunk->busy, 0, memory_order_release);
         atomic_store_explicit(&cell->full, 0, memory_order_release);
@@ -154,30 +164,34 @@ static __attribute__((noinline)) int poll_rings(int skip)
     return events;
 }
 
-/* Polls every ring except local rank skip's (-1: none).  The scan is inline and the
- * handling out of line, so an empty poll saves the latter's register spills. */
-static inline int shm_poll_skip(int skip)
+/* Polls every ring except the one of world rank skip_world (-1: none).  The scan is inline
+ * and the handling out of line, so an empty poll saves the latter's register spills. */
+static int shm_poll(int skip_world)
 {
+    int skip = skip_world >= 0 && mp_world.procs[skip_world].tp == &mp_shm_transport ?
+               mp_world.procs[skip_world].local : -1;
     return any_arrived(skip) ? poll_rings(skip) : 0;
-}
-
-static int shm_poll(void)
-{
-    return shm_poll_skip(-1);
 }
 
 mp_transport mp_shm_transport = {
     .name = "shm",
     .send = shm_send,
+    .send_bytes = shm_send_bytes,
+    .peek = shm_peek,
+    .consume = shm_consume,
     .read = mp_cma_read,
     .write = mp_cma_write,
+    .readv = mp_cma_readv,
+    .writev = mp_cma_writev,
     .poll = shm_poll,
+    .shares_memory = 1,
+    .wakes_sleepers = 1,
 };
 
 /* Sense-reversing barrier over the node's ranks.  The last arrival resets the count and then
  * bumps the generation with release; waiters acquire the generation.  Waiters keep polling
  * their queues so that peers blocked on a full queue towards them can finish first. */
-void mp_shm_barrier(void)
+void mp_node_barrier(void)
 {
     mp_seg *s = mp_shm.seg;
     unsigned gen = atomic_load_explicit(&s->bar_gen, memory_order_acquire);
@@ -191,8 +205,8 @@ void mp_shm_barrier(void)
     unsigned spins = 0;
     mp_shm_watch(&s->bar_gen, gen);
     while (atomic_load_explicit(&s->bar_gen, memory_order_acquire) == gen) {
-        if (mp_on_packet)
-            shm_poll();
+        if (mp_transport_has_handler(MP_PKT_CLASS_P2P))   /* not before pt2pt is up */
+            shm_poll(-1);
         mp_idle_packet(&spins);               /* may sleep: the last arrival wakes us */
     }
     mp_shm_watch(NULL, 0);
@@ -209,7 +223,7 @@ int mp_shm_init(void)
     if (mp_cfg.cma != 0)
         cma = mp_cma_probe();
     else
-        mp_shm_barrier();
+        mp_node_barrier();
     if (mp_cfg.cma == 1 && !cma)
         return mp_error_code(MPI_ERR_OTHER, "MEMPI_CMA=1 but the kernel refuses "
                              "process_vm_readv between the ranks of this node");
@@ -233,23 +247,12 @@ void mp_shm_finalize(void)
     mp_segment_detach();
 }
 
-int mp_transports_poll(void)
-{
-    return shm_poll_skip(-1);
-}
-
-int mp_transports_poll_except(int world)
-{
-    return shm_poll_skip(mp_world.procs[world].tp == &mp_shm_transport ?
-                         mp_world.procs[world].local : -1);
-}
-
-void *mp_shm_coll_slot(int local)
+void *mp_coll_slot(int local)
 {
     return (char *)mp_shm.seg + mp_shm.seg->off_coll + (size_t)local * mp_shm.seg->coll_slot;
 }
 
-size_t mp_shm_coll_slot_size(void)
+size_t mp_coll_slot_size(void)
 {
     return mp_shm.seg->coll_slot;
 }

@@ -37,6 +37,8 @@ typedef struct mp_cell {
     unsigned char data[MP_CELL_SIZE - 8 - sizeof(mp_hdr)];
 } mp_cell;
 #define MP_CELL_INLINE (MP_CELL_SIZE - 8 - sizeof(mp_hdr))
+_Static_assert(sizeof(mp_cell) == MP_CELL_SIZE, "a ring cell is two cache lines");
+_Static_assert(offsetof(mp_cell, hdr) == 8, "the header follows full and chunk");
 
 /* Header of a pool chunk, followed by the chunk's data.  `busy` is set to 1 by the owning
  * sender (relaxed: only it ever sets it, and the cell's release store publishes it along with
@@ -46,6 +48,7 @@ typedef struct mp_chunk {
     atomic_uint busy;
     char pad[MP_CACHELINE - sizeof(atomic_uint)];
 } mp_chunk;
+_Static_assert(sizeof(mp_chunk) == MP_CACHELINE, "chunk data starts on its own cache line");
 
 typedef struct mp_rank_area {
     atomic_uint futex;                    /* wake word for the sleeping waiting policy */
@@ -55,6 +58,7 @@ typedef struct mp_rank_area {
     uint64_t probe_addr;                  /* address of a magic word, for the single-copy probe */
     char pad[MP_CACHELINE - 24];
 } mp_rank_area;
+_Static_assert(sizeof(mp_rank_area) == MP_CACHELINE, "one cache line per rank");
 
 typedef struct mp_seg {
     uint64_t magic;
@@ -70,6 +74,8 @@ typedef struct mp_seg {
     atomic_uint bar_gen;                  /* barrier: generation, bumped by the last arrival */
     char pad2[MP_CACHELINE - sizeof(atomic_uint)];
 } mp_seg;
+_Static_assert(offsetof(mp_seg, bar_gen) - offsetof(mp_seg, bar_count) == MP_CACHELINE,
+               "the barrier's words live on separate cache lines");
 
 typedef struct mp_shm_state {
     mp_seg *seg;
@@ -106,34 +112,11 @@ static inline mp_chunk *mp_shm_chunk(int owner, uint32_t index)
                         (size_t)owner * pool_bytes + (size_t)index * mp_shm.chunk_stride);
 }
 
-/* Direct access to one sender's ring for point-to-point's blocking receive (recv_direct in
- * pt2pt/fast.c), under the ring protocol above: mp_shm_peek is the consumer's acquire of
- * `full` on the oldest cell (NULL if that cell is empty); the caller reads the packet and then
- * calls mp_shm_consume, which releases the chunk and the cell exactly as a poll does. */
-static inline mp_cell *mp_shm_peek(int sender)
-{
-    mp_cell *cell = mp_shm.recv_ring[sender] + (mp_shm.recv_pos[sender] & mp_shm.mask);
-    return atomic_load_explicit(&cell->full, memory_order_acquire) ? cell : NULL;
-}
-
-static inline const void *mp_shm_payload(int sender, const mp_cell *cell)
-{
-    return cell->chunk ? (const void *)(mp_shm_chunk(sender, cell->chunk - 1) + 1)
-                       : (const void *)cell->data;
-}
-
-static inline void mp_shm_consume(int sender, mp_cell *cell)
-{
-    mp_shm.recv_pos[sender]++;
-    if (cell->chunk)
-        atomic_store_explicit(&mp_shm_chunk(sender, cell->chunk - 1)->busy, 0,
-                              memory_order_release);
-    atomic_store_explicit(&cell->full, 0, memory_order_release);
-}
-
-/* One packet of `len` contiguous bytes to local rank `peer` (world rank `world_peer`): the
- * transport's send without the datatype engine.  0 or MP_AGAIN. */
-int  mp_shm_send_bytes(int peer, int world_peer, const mp_hdr *hdr, const void *data, size_t len);
+extern mp_transport mp_shm_transport;
+int  mp_shm_init(void);                   /* maps the node segment (shm.c) */
+void mp_shm_finalize(void);
+void mp_shm_abandon(void);                /* MPI_Init failed: leave nothing in /dev/shm */
+extern mp_sleeper mp_shm_sleeper;         /* the progress engine's sleeper (wait.c) */
 
 int  mp_segment_create_or_attach(void);   /* segment.c */
 void mp_segment_layout(mp_seg *s, int nlocal);  /* sizes and offsets from mp_cfg */
@@ -143,5 +126,9 @@ void mp_segment_abandon(void);          /* MPI_Init failed: remove the name if s
 int  mp_cma_probe(void);                  /* cma.c: 1 if single copy works with every peer */
 int  mp_cma_read(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
 int  mp_cma_write(int world_peer, uint64_t remote_addr, const struct iovec *local, int niov);
+int  mp_cma_readv(int world_peer, const struct iovec *local, int nlocal,
+                  const struct iovec *remote, int nremote);
+int  mp_cma_writev(int world_peer, const struct iovec *local, int nlocal,
+                   const struct iovec *remote, int nremote);
 
 #endif

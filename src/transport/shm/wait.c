@@ -196,3 +196,10 @@ int mp_shm_sleep_commit(unsigned word, unsigned timeout_us)
     atomic_fetch_sub_explicit(&me->sleeping, 1, memory_order_relaxed);       /* S6 */
     return !timed_out;
 }
+
+mp_sleeper mp_shm_sleeper = {
+    .init = mp_shm_wait_init,
+    .prepare = mp_shm_sleep_prepare,
+    .commit = mp_shm_sleep_commit,
+    .wake_self = mp_shm_wake_self,
+};
