@@ -7,6 +7,7 @@
  * need it, prints statistics and tells the launcher.
  */
 #include "binding/binding.h"
+#include "rma/rma.h"
 #include "transport/transport.h"
 #include "core/placement.h"
 #include <stdlib.h>
@@ -70,7 +71,7 @@ static int do_init(int required, int *provided)
     if (provided)
         *provided = mp_world.thread_level;
     mp_world.initialized = 1;
-    if ((err = mp_comm_layer_init()) || (err = mp_coll_init()))
+    if ((err = mp_comm_layer_init()) || (err = mp_coll_init()) || (err = mp_rma_init()))
         init_fail(err);
     return MPI_SUCCESS;
 }
@@ -95,6 +96,7 @@ int PMPI_Finalize(void)
     int err = mp_arg_initialized(F);
     if (err)
         return err;
+    mp_rma_finalize();               /* no progress thread from here on */
     /* MPI_COMM_SELF's attribute delete callbacks run first, while communication works. */
     mp_comm_layer_finalize();
     mp_pt2pt_finalize();

@@ -23,7 +23,8 @@ static void print_line(const char *who, const mp_stats *s, double secs)
             "MemPI stats %s: %llu msgs, %llu bytes, %.2f MB/s, %.0f msgs/s over %.3f s; "
             "remote write %.1f%% of bytes (%llu msgs), eager %.1f%% (%llu), rendezvous %.1f%% (%llu); "
             "max unexpected %llu msgs / %llu bytes; "
-            "net buffer registrations %llu new, %llu reused\n",
+            "net buffer registrations %llu new, %llu reused; "
+            "one-sided %llu operations, %llu bytes\n",
             who, (unsigned long long)s->msgs_sent, (unsigned long long)s->bytes_sent,
             secs > 0 ? (double)s->bytes_sent / secs / 1e6 : 0.0,
             secs > 0 ? (double)s->msgs_sent / secs : 0.0, secs,
@@ -31,7 +32,8 @@ static void print_line(const char *who, const mp_stats *s, double secs)
             pct(s->eager_bytes, s->bytes_sent), (unsigned long long)s->eager_msgs,
             pct(s->rndv_bytes, s->bytes_sent), (unsigned long long)s->rndv_msgs,
             (unsigned long long)s->unexpected_max_msgs, (unsigned long long)s->unexpected_max_bytes,
-            (unsigned long long)s->net_mr_misses, (unsigned long long)s->net_mr_hits);
+            (unsigned long long)s->net_mr_misses, (unsigned long long)s->net_mr_hits,
+            (unsigned long long)s->rma_ops, (unsigned long long)s->rma_bytes);
 }
 
 void mp_stats_report(void)

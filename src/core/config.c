@@ -69,6 +69,8 @@ const mp_config_var mp_config_vars[] = {
       "registrations of user buffers kept for reuse by the network transport: entries (256), bytes with a unit (64M), 0 = off; software providers only (tcp, udp)" },
     { "MEMPI_NET_ASYNC_READ", "auto",
       "rendezvous reads into contiguous buffers left in flight while the next message starts: auto|0|1 (auto: unless the machine's ranks outnumber its cores)" },
+    { "MEMPI_ASYNC_PROGRESS", "0",
+      "a progress thread per rank, so that one-sided operations from other hosts progress while the target computes: 0|1 (one-sided targets on the same host need none; docs/rma.md)" },
     { "MEMPI_NET_TIMEOUT",  "0",
       "seconds without a sign of life from a rank on another host before the job ends (0 = never; set it above the longest computation between MPI calls)" },
 };
@@ -207,7 +209,8 @@ int mp_config_load(void)
         (err = load_int("MEMPI_STATS", 0, 2, &mp_cfg.stats)) ||
         (err = load_int("MEMPI_VERBOSE", 0, 1, &mp_cfg.verbose)) ||
         (err = load_size("MEMPI_COLL_SHM_SLOT", 4096, (size_t)1 << 30, &mp_cfg.coll_shm_slot)) ||
-        (err = load_int("MEMPI_NODE_SIZE", 0, 1 << 20, &mp_cfg.node_size)))
+        (err = load_int("MEMPI_NODE_SIZE", 0, 1 << 20, &mp_cfg.node_size)) ||
+        (err = load_int("MEMPI_ASYNC_PROGRESS", 0, 1, &mp_cfg.async_progress)))
         return err;
     mp_cfg.cma = cma == 0 ? -1 : cma - 1;
     mp_cfg.spin_count = (unsigned)spin;
