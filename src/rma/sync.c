@@ -208,8 +208,6 @@ int mp_win_post(const char *F, mp_win *win, mp_group *group, int assert)
         return err;
     win->exposed = 1;
     win->post_size = group->size;
-    if (win->access == MP_EPOCH_FENCE)
-        win->access = MP_EPOCH_NONE;
     atomic_thread_fence(memory_order_release);
     if (!(assert & MPI_MODE_NOCHECK)) {
         mp_hdr h;
