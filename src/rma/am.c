@@ -189,7 +189,7 @@ static void on_get(int world, mp_win *win, const mp_hdr *h)
 
 static void on_accumulate(int world, mp_win *win, const mp_hdr *h, const void *payload)
 {
-    char *dst = target_memory(win, h, h->len, world);
+    char *dst = target_memory(win, h, mp_rma_span((MPI_Datatype)h->size, h->len), world);
     mp_acc_lock(win->my_ctl);
     mp_rma_apply((MPI_Op)h->tag, (MPI_Datatype)h->size, dst, payload, h->len);
     mp_acc_unlock(win->my_ctl);
@@ -200,14 +200,15 @@ static void on_accumulate(int world, mp_win *win, const mp_hdr *h, const void *p
 static void on_fetch(int world, mp_win *win, const mp_hdr *h, const void *payload)
 {
     size_t bytes = h->type == MP_PKT_RMA_CAS ? h->len / 2 : h->size;
-    char *dst = target_memory(win, h, bytes, world);
+    MPI_Datatype basic = (MPI_Datatype)h->seq;
+    char *dst = target_memory(win, h, mp_rma_span(basic, bytes), world);
     char *old = mp_malloc(bytes ? bytes : 1);
     mp_acc_lock(win->my_ctl);
     if (h->type == MP_PKT_RMA_CAS) {
-        mp_rma_cas((MPI_Datatype)h->seq, dst, payload, (const char *)payload + bytes, old);
+        mp_rma_cas(basic, dst, payload, (const char *)payload + bytes, old);
     } else {
-        memcpy(old, dst, bytes);
-        mp_rma_apply((MPI_Op)h->tag, (MPI_Datatype)h->seq, dst, payload, h->len);
+        mp_rma_fetch_old(basic, dst, bytes, old);
+        mp_rma_apply((MPI_Op)h->tag, basic, dst, payload, h->len);
     }
     mp_acc_unlock(win->my_ctl);
     mp_hdr r;
@@ -215,6 +216,21 @@ static void on_fetch(int world, mp_win *win, const mp_hdr *h, const void *payloa
     r.cookie = h->cookie;
     reply_send(world, &r, old, bytes, 1);
     free(old);
+}
+
+/* A remote origin looks up our attached memory: count, then base/size pairs, one packet. */
+static void on_regions(int world, mp_win *win, const mp_hdr *h)
+{
+    size_t cap = mp_rma_max_payload(world) / sizeof(uint64_t);
+    uint64_t *list = mp_malloc(cap * sizeof(uint64_t));
+    size_t n = mp_win_dyn_list(win, list + 1, (cap - 1) / 2);
+    list[0] = n;
+    mp_hdr r;
+    mp_rma_hdr(&r, MP_PKT_RMA_DATA, win);
+    r.cookie = h->cookie;
+    size_t shown = n <= (cap - 1) / 2 ? n : 0;
+    reply_send(world, &r, list, (1 + 2 * shown) * sizeof(uint64_t), 1);
+    free(list);
 }
 
 static void grant_or_queue(mp_win *win, int world, int origin, int exclusive, uint64_t cookie)
@@ -282,6 +298,8 @@ static void on_data(const mp_hdr *h, const void *payload)
     r->got += h->len;
     if (r->got < r->bytes)
         return;
+    if (r->landed)
+        *r->landed = r->got;
     (*r->due)--;
     if (r->op)
         mp_rma_op_part_done(r->op);
@@ -340,6 +358,9 @@ static void on_packet(int world, const mp_hdr *h, const void *payload)
         break;
     case MP_PKT_RMA_COMPLETE:
         win->completes++;
+        break;
+    case MP_PKT_RMA_REGIONS:
+        on_regions(world, win, h);
         break;
     default:
         mp_fatal("protocol error: unknown one-sided packet type %d from rank %d", h->type, world);

@@ -43,3 +43,21 @@ void mp_rma_cas(MPI_Datatype basic, void *target, const void *compare, const voi
     if (memcmp(target, compare, size) == 0)
         memcpy(target, value, size);
 }
+
+size_t mp_rma_span(MPI_Datatype basic, size_t bytes)
+{
+    mp_datatype *dt = mp_datatype_get(basic);
+    size_t n = bytes / (size_t)dt->size;
+    if (n == 0 || dt->size == dt->extent)
+        return bytes;
+    return (n - 1) * (size_t)dt->extent + (size_t)dt->true_ub;
+}
+
+void mp_rma_fetch_old(MPI_Datatype basic, const void *target, size_t bytes, void *old)
+{
+    mp_datatype *dt = mp_datatype_get(basic);
+    if (dt->size == dt->extent)
+        memcpy(old, target, bytes);
+    else
+        mp_pack(target, (MPI_Aint)(bytes / (size_t)dt->size), dt, 0, old, bytes);
+}

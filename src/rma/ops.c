@@ -52,7 +52,7 @@ static void data_span(MPI_Aint count, const mp_datatype *dt, MPI_Aint *lo, MPI_A
     *hi = step < 0 ? last : last + step;
 }
 
-static int check(const char *F, const mp_win *win, const mp_rma_args *a, size_t *bytes)
+static int check(const char *F, mp_win *win, const mp_rma_args *a, size_t *bytes)
 {
     int r = a->target;
     if (r < 0 || r >= win->comm->size)
@@ -87,6 +87,9 @@ static int check(const char *F, const mp_win *win, const mp_rma_args *a, size_t 
         if (uses_origin && a->origin_dt->basic != basic)
             return mp_error_code(MPI_ERR_TYPE, "%s: origin and target datatypes are built "
                                  "from different predefined datatypes", F);
+        if (a->kind == MP_RMA_ACC && a->op == MPI_NO_OP)
+            return mp_error_code(MPI_ERR_OP, "%s: MPI_NO_OP is only for the fetching "
+                                 "operations (MPI_Get_accumulate, MPI_Fetch_and_op)", F);
         if (!mp_op_is_builtin(a->op))
             return mp_error_code(MPI_ERR_OP, "%s: accumulate operations take predefined "
                                  "operations only (operation 0x%x is user-defined)", F,
@@ -100,10 +103,12 @@ static int check(const char *F, const mp_win *win, const mp_rma_args *a, size_t 
                                  "or byte datatypes only", F);
     }
     const mp_win_target *t = &win->t[r];
-    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC && tbytes > 0) {
+    if (tbytes > 0) {
         MPI_Aint lo, hi;
         data_span(a->target_count, a->target_dt, &lo, &hi);
         MPI_Aint at = a->disp * t->disp_unit;
+        if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+            return mp_win_dyn_check(F, win, r, (uint64_t)(at + lo), (uint64_t)(at + hi));
         if (at + lo < 0 || at + hi > t->size)
             return mp_error_code(MPI_ERR_RMA_RANGE, "%s: displacement %ld (x disp_unit %ld) "
                                  "with %zu bytes of data reaches bytes [%ld, %ld) of a target "
@@ -272,10 +277,9 @@ static void acc_local(run_ctx *c, char *mem, size_t off, size_t len)
         return;
     }
     if (c->a->result_dt) {
-        mp_datatype *b = mp_datatype_get(c->basic);
         char tmp[4096];
         char *old = len <= sizeof tmp ? tmp : mp_malloc(len);
-        mp_pack(mem, (MPI_Aint)(len / (size_t)b->size), b, 0, old, len);
+        mp_rma_fetch_old(c->basic, mem, len, old);
         save_result(c, old, off, len);
         if (old != tmp)
             free(old);
@@ -288,16 +292,9 @@ static void acc_direct(run_ctx *c, uint64_t addr, size_t off, size_t len)
     acc_local(c, direct_ptr(c->t, addr), off, len);
 }
 
-/* The run's memory: the element extent for padded pair types, else the bytes themselves. */
-static size_t run_span(const run_ctx *c, size_t len)
-{
-    mp_datatype *b = mp_datatype_get(c->basic);
-    return b->size == b->extent ? len : (size_t)b->extent;
-}
-
 static void acc_copy(run_ctx *c, uint64_t addr, size_t off, size_t len)
 {
-    size_t span = run_span(c, len);
+    size_t span = mp_rma_span(c->basic, len);
     int world = c->t->world;
     mp_transport *tp = mp_transport_of(world);
     char *mem = mp_malloc(span);
@@ -357,6 +354,9 @@ int mp_rma_op(const char *F, mp_win *win, const mp_rma_args *a, mp_request **req
     if (req)
         *req = NULL;
     size_t bytes = 0;
+    if (req && win->access != MP_EPOCH_LOCK && win->access != MP_EPOCH_LOCK_ALL)
+        return mp_error_code(MPI_ERR_RMA_SYNC, "%s: request-based operations are only valid in "
+                             "a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all)", F);
     if (a->target != MPI_PROC_NULL) {
         int err = check(F, win, a, &bytes);
         if (err)
@@ -376,6 +376,7 @@ int mp_rma_op(const char *F, mp_win *win, const mp_rma_args *a, mp_request **req
         return MPI_SUCCESS;
     }
     mp_win_target *t = &win->t[a->target];
+    win->fence_busy = win->access == MP_EPOCH_FENCE;
     run_ctx c = { win, t, a, MPI_DATATYPE_NULL, NULL, NULL, MPI_SUCCESS };
     uint64_t addr0 = t->base + (uint64_t)(a->disp * t->disp_unit);
     int msg = t->path == MP_PATH_MSG;

@@ -174,6 +174,8 @@ int mp_win_fence(const char *F, mp_win *win, int assert)
     int err = mp_barrier(win->comm);
     atomic_thread_fence(memory_order_seq_cst);
     win->access = (assert & MPI_MODE_NOSUCCEED) ? MP_EPOCH_NONE : MP_EPOCH_FENCE;
+    win->fence_busy = 0;
+    mp_win_dyn_forget(win);
     return err;
 }
 
@@ -241,6 +243,7 @@ int mp_win_start(const char *F, mp_win *win, mp_group *group, int assert)
     atomic_thread_fence(memory_order_acquire);
     free(ranks);
     win->access = MP_EPOCH_START;
+    mp_win_dyn_forget(win);
     return MPI_SUCCESS;
 }
 
@@ -318,6 +321,7 @@ int mp_win_lock(const char *F, mp_win *win, int type, int rank, int assert)
         return sync_error(F, "this process already holds a lock on that rank's window");
     lock_target(win, rank, type);
     mp_rma_wait_zero(&win->t[rank].acks_due);
+    mp_win_dyn_forget(win);
     win->access = MP_EPOCH_LOCK;
     win->nlocked++;
     return MPI_SUCCESS;
@@ -353,6 +357,7 @@ int mp_win_lock_all(const char *F, mp_win *win, int assert)
     for (int r = 0; r < win->comm->size; r++)
         mp_rma_wait_zero(&win->t[r].acks_due);
     win->access = MP_EPOCH_LOCK_ALL;
+    mp_win_dyn_forget(win);
     return MPI_SUCCESS;
 }
 
@@ -392,8 +397,9 @@ int mp_win_flush(const char *F, mp_win *win, int rank, int local)
 
 int mp_win_sync(const char *F, mp_win *win)
 {
-    (void)F;
-    (void)win;
+    if (win->access != MP_EPOCH_LOCK && win->access != MP_EPOCH_LOCK_ALL)
+        return sync_error(F, "MPI_Win_sync needs a passive-target epoch (MPI_Win_lock or "
+                             "MPI_Win_lock_all)");
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }

@@ -39,6 +39,20 @@ typedef struct mp_win_ctl {
 } mp_win_ctl;
 _Static_assert(sizeof(mp_win_ctl) == 2 * MP_CACHELINE, "lock words on their own lines");
 
+/* The memory a rank attached to a dynamic window, published in the host segment for the
+ * origins of its host (seqlock, dynamic.c): `seq` is odd while the owner rewrites the
+ * entries; a reader that sees the same even value before and after copying them has a
+ * consistent copy.  n == MP_WIN_DIR_MAX + 1: more regions than the directory lists. */
+#define MP_WIN_DIR_MAX 64
+typedef struct mp_win_dir {
+    atomic_uint seq;
+    atomic_uint n;
+    char pad[MP_CACHELINE - 2 * sizeof(atomic_uint)];
+    _Atomic uint64_t base[MP_WIN_DIR_MAX];
+    _Atomic uint64_t size[MP_WIN_DIR_MAX];
+} mp_win_dir;
+_Static_assert(sizeof(mp_win_dir) % MP_CACHELINE == 0, "a directory fills whole cache lines");
+
 enum { MP_PATH_DIRECT = 1, MP_PATH_COPY, MP_PATH_MSG };
 enum { MP_EPOCH_NONE = 0, MP_EPOCH_FENCE, MP_EPOCH_LOCK, MP_EPOCH_LOCK_ALL, MP_EPOCH_START };
 
@@ -50,6 +64,10 @@ typedef struct mp_win_target {
     MPI_Aint size;
     MPI_Aint disp_unit;
     mp_win_ctl *ctl;                  /* its lock words, when it shares our host */
+    mp_win_dir *dir;                  /* dynamic windows: its directory, on our host */
+    uint64_t *seen;                   /* dynamic windows: its attached memory as last seen,
+                                         base/size pairs; NULL: not seen in this epoch */
+    int nseen;                        /* pairs in seen; -1: too many to check */
     /* origin-side state towards it */
     int lock_type;                    /* MPI_LOCK_SHARED / EXCLUSIVE held, or 0 */
     int in_start;                     /* member of the current access group (start) */
@@ -87,6 +105,7 @@ struct mp_win {
     size_t seg_size;
     int seg_shared;                   /* seg is a shared mapping (else private memory) */
     mp_win_ctl *my_ctl;
+    mp_win_dir *my_dir;               /* dynamic windows: our directory */
     int no_locks;                     /* info no_locks = true */
     MPI_Info info;                    /* the hints, as the user set them */
     mp_attr *attrs;
@@ -96,6 +115,7 @@ struct mp_win {
     /* epochs (sync.c) */
     int access;                       /* MP_EPOCH_* of our access epoch */
     int nlocked;                      /* targets locked by MPI_Win_lock */
+    int fence_busy;                   /* operations issued since the last fence */
     int exposed;                      /* an exposure epoch (post) is open */
     int post_size;                    /* origins of the open exposure epoch */
     unsigned completes;               /* their COMPLETE messages so far */
@@ -105,7 +125,14 @@ struct mp_win {
 
 /* window.c */
 mp_win *mp_win_of_ctx(int ctx);       /* for arriving packets */
-int  mp_win_region_ok(const mp_win *win, uint64_t addr, size_t len);
+
+/* dynamic.c: memory attached to dynamic windows */
+int  mp_win_region_ok(const mp_win *win, uint64_t addr, size_t len);   /* target side */
+/* Origin side: MPI_ERR_RMA_RANGE unless [lo, hi) of rank r is attached memory. */
+int  mp_win_dyn_check(const char *F, mp_win *win, int r, uint64_t lo, uint64_t hi);
+void mp_win_dyn_forget(mp_win *win);  /* a new epoch: look the targets' memory up again */
+size_t mp_win_dyn_list(const mp_win *win, uint64_t *pairs, size_t cap);  /* all regions */
+void mp_win_dyn_release(mp_win *win);
 
 /* sync.c: lock words (shared with am.c, which grants remote origins' requests) */
 int  mp_winlock_try(mp_win_ctl *ctl, int exclusive);
@@ -119,6 +146,10 @@ void mp_rma_wait_zero(const unsigned *count);
 /* target[i] = target[i] op in[i] for the `bytes` bytes of basic elements at target (a run of
  * one target segment); MPI_REPLACE copies, MPI_NO_OP does nothing. */
 void mp_rma_apply(MPI_Op op, MPI_Datatype basic, void *target, const void *in, size_t bytes);
+/* Bytes of memory that `bytes` of packed basic elements cover (pair types have padding). */
+size_t mp_rma_span(MPI_Datatype basic, size_t bytes);
+/* The packed form of those elements, as a fetching operation returns them. */
+void mp_rma_fetch_old(MPI_Datatype basic, const void *target, size_t bytes, void *old);
 /* *result = *target; *target = new if *target == *compare (one basic element). */
 void mp_rma_cas(MPI_Datatype basic, void *target, const void *compare, const void *value,
                 void *result);
@@ -138,6 +169,7 @@ enum mp_rma_pkt {
     MP_PKT_RMA_ACK,                     /* cookie */
     MP_PKT_RMA_POST,                    /* target -> origin: an exposure epoch opened */
     MP_PKT_RMA_COMPLETE,                /* origin -> target: its access epoch ended */
+    MP_PKT_RMA_REGIONS,                 /* cookie: DATA back with the attached memory */
 };
 enum { MP_RMA_F_EXCL = 1 };
 
@@ -154,7 +186,8 @@ typedef struct mp_rma_reply {
     void *buf;                        /* data replies: destination stream ... */
     MPI_Aint count;
     mp_datatype *dt;
-    size_t stream_off, bytes, got;    /* ... its bytes [stream_off, +bytes) */
+    size_t stream_off, bytes, got;    /* ... its bytes [stream_off, +bytes); 0: one packet */
+    size_t *landed;                   /* if set, receives `got` when the reply is complete */
     mp_rma_opstate *op;
 } mp_rma_reply;
 

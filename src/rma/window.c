@@ -117,6 +117,7 @@ static const char *const hint_keys[][2] = {
     { "alloc_shared_noncontig", "false" },
 };
 
+/* Creation takes the user's hints; MPI_Win_set_info changes only the keys it names. */
 static int take_info(const char *F, mp_win *win, MPI_Info info)
 {
     MPI_Info copy = MPI_INFO_NULL;
@@ -131,7 +132,16 @@ static int take_info(const char *F, mp_win *win, MPI_Info info)
 
 int mp_win_set_info(const char *F, mp_win *win, MPI_Info info)
 {
-    return take_info(F, win, info);
+    mp_info *given = mp_info_get(info);
+    if (!given)
+        return MPI_SUCCESS;
+    if (win->info == MPI_INFO_NULL)
+        return take_info(F, win, info);
+    mp_info *mine = mp_info_get(win->info);
+    for (int i = 0; i < mp_info_count(given); i++)
+        mp_info_put(mine, mp_info_key(given, i), mp_info_val(given, i));
+    win->no_locks = info_true(win->info, "no_locks");
+    return MPI_SUCCESS;
 }
 
 int mp_win_get_info(const char *F, mp_win *win, MPI_Info *out)
@@ -212,6 +222,7 @@ typedef struct host_plan {
     int *ranks;                       /* their comm ranks, ascending */
     int me;                           /* my index among them */
     size_t *off;                      /* window memory offset of each in the segment */
+    size_t dirs;                      /* offset of the directories (dynamic windows) */
     size_t total;
 } host_plan;
 
@@ -221,7 +232,7 @@ static size_t align_up(size_t n, size_t a)
 }
 
 static void plan_host(host_plan *hp, const rank_info *all, int size, int me, int allocates,
-                      int contiguous)
+                      int contiguous, int dynamic)
 {
     hp->ranks = mp_malloc(sizeof(int) * (size_t)size);
     hp->n = 0;
@@ -233,7 +244,11 @@ static void plan_host(host_plan *hp, const rank_info *all, int size, int me, int
         }
     hp->off = mp_calloc((size_t)hp->n, sizeof(size_t));
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t at = align_up((size_t)hp->n * sizeof(mp_win_ctl), page);
+    size_t at = (size_t)hp->n * sizeof(mp_win_ctl);
+    hp->dirs = at;
+    if (dynamic)
+        at += (size_t)hp->n * sizeof(mp_win_dir);
+    at = align_up(at, page);
     for (int i = 0; i < hp->n; i++) {
         if (!allocates)
             break;
@@ -302,6 +317,8 @@ static void path_of(mp_win *win, mp_win_target *t, int rank, const host_plan *hp
     mp_transport *tp = mp_transport_of(t->world);
     if (hidx >= 0)
         t->ctl = (mp_win_ctl *)win->seg + hidx;
+    if (hidx >= 0 && win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        t->dir = (mp_win_dir *)((char *)win->seg + hp->dirs) + hidx;
     if (hidx >= 0 && allocates) {
         t->path = MP_PATH_DIRECT;
         t->mapped = (char *)win->seg + hp->off[hidx];
@@ -317,6 +334,7 @@ static void path_of(mp_win *win, mp_win_target *t, int rank, const host_plan *hp
 
 static void win_release(mp_win *win)
 {
+    mp_win_dyn_release(win);          /* reads comm and t: first */
     if (win->seg) {
         if (win->seg_shared)
             mp_shared_unmap(win->seg, win->seg_size);
@@ -330,11 +348,6 @@ static void win_release(mp_win *win)
     if (win->info != MPI_INFO_NULL)
         mp_info_free_handle(win->info);
     mp_errhandler_release(win->errhandler);
-    while (win->regions) {
-        mp_win_region *r = win->regions;
-        win->regions = r->next;
-        free(r);
-    }
     if (win->handle)
         mp_table_remove(&win_table, win->handle);
     free(win->t);
@@ -385,11 +398,13 @@ static int win_setup(const char *F, mp_comm *comm, int flavor, void *user_base, 
     if (!err) {
         int contiguous = flavor == MPI_WIN_FLAVOR_SHARED &&
                          !info_true(win->info, "alloc_shared_noncontig");
-        plan_host(&hp, all, n, me, allocates, contiguous);
+        plan_host(&hp, all, n, me, allocates, contiguous, flavor == MPI_WIN_FLAVOR_DYNAMIC);
         err = map_segment(win, &hp, names);
     }
     if (!err) {
         win->my_ctl = (mp_win_ctl *)win->seg + hp.me;
+        if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+            win->my_dir = (mp_win_dir *)((char *)win->seg + hp.dirs) + hp.me;
         win->base = allocates ? (char *)win->seg + hp.off[hp.me] : user_base;
         if (allocates && size == 0)
             win->base = NULL;
@@ -447,13 +462,14 @@ int mp_win_create_dynamic(const char *F, MPI_Info info, mp_comm *comm, mp_win **
 int mp_win_free(const char *F, mp_win *win)
 {
     if (win->access == MP_EPOCH_LOCK || win->access == MP_EPOCH_LOCK_ALL ||
-        win->access == MP_EPOCH_START || win->exposed)
+        win->access == MP_EPOCH_START || win->exposed || win->fence_busy)
         return mp_error_code(MPI_ERR_RMA_SYNC, "%s: the window is inside an epoch (%s); end "
                              "it before freeing the window", F,
                              win->exposed ? "an exposure epoch: MPI_Win_post without "
                                             "MPI_Win_wait" :
                              win->access == MP_EPOCH_START ? "MPI_Win_start without "
                                                              "MPI_Win_complete" :
+                             win->fence_busy ? "operations since the last MPI_Win_fence" :
                              "a lock is held");
     int err = mp_barrier(win->comm);  /* nobody accesses our memory any more */
     if (err)
@@ -463,53 +479,6 @@ int mp_win_free(const char *F, mp_win *win)
         return err;
     win_release(win);
     return MPI_SUCCESS;
-}
-
-/* ---- dynamic windows ------------------------------------------------------------------- */
-
-int mp_win_attach(const char *F, mp_win *win, void *base, MPI_Aint size)
-{
-    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return mp_error_code(MPI_ERR_RMA_FLAVOR, "%s: the window was not created with "
-                             "MPI_Win_create_dynamic", F);
-    uintptr_t b = (uintptr_t)base;
-    for (mp_win_region *r = win->regions; r; r = r->next)
-        if (b < r->base + r->size && r->base < b + (uintptr_t)size)
-            return mp_error_code(MPI_ERR_RMA_ATTACH, "%s: memory at %p (%ld bytes) overlaps "
-                                 "memory already attached at %p", F, base, (long)size,
-                                 (void *)r->base);
-    mp_win_region *r = mp_malloc(sizeof *r);
-    r->base = b;
-    r->size = (size_t)size;
-    r->next = win->regions;
-    win->regions = r;
-    return MPI_SUCCESS;
-}
-
-int mp_win_detach(const char *F, mp_win *win, const void *base)
-{
-    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return mp_error_code(MPI_ERR_RMA_FLAVOR, "%s: the window was not created with "
-                             "MPI_Win_create_dynamic", F);
-    for (mp_win_region **pp = &win->regions; *pp; pp = &(*pp)->next)
-        if ((*pp)->base == (uintptr_t)base) {
-            mp_win_region *r = *pp;
-            *pp = r->next;
-            free(r);
-            return MPI_SUCCESS;
-        }
-    return mp_error_code(MPI_ERR_RMA_ATTACH, "%s: no memory is attached at %p", F, base);
-}
-
-int mp_win_region_ok(const mp_win *win, uint64_t addr, size_t len)
-{
-    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return addr >= (uint64_t)(uintptr_t)win->base &&
-               addr + len <= (uint64_t)(uintptr_t)win->base + (uint64_t)win->size;
-    for (const mp_win_region *r = win->regions; r; r = r->next)
-        if (addr >= r->base && addr + len <= r->base + r->size)
-            return 1;
-    return len == 0;
 }
 
 /* ---- shared windows -------------------------------------------------------------------- */
