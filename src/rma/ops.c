@@ -79,7 +79,7 @@ static int check(const char *F, mp_win *win, const mp_rma_args *a, size_t *bytes
                                  "target data %zu (the type signatures must match)", F,
                                  rbytes, tbytes);
     }
-    if (is_accumulate(a->kind)) {
+    if (is_accumulate(a->kind) && tbytes > 0) {   /* nothing to combine: no pairing to check */
         MPI_Datatype basic = a->target_dt->basic;
         if (basic == MPI_DATATYPE_NULL)
             return mp_error_code(MPI_ERR_TYPE, "%s: the target datatype is not made of one "

@@ -402,6 +402,9 @@ static int win_setup(const char *F, mp_comm *comm, int flavor, void *user_base, 
         err = map_segment(win, &hp, names);
     }
     if (!err) {
+        /* Packets may arrive from here on (a peer that finished creating posts at once):
+         * the per-target state they touch exists before the window can be found. */
+        win->t = mp_calloc((size_t)n, sizeof *win->t);
         win->my_ctl = (mp_win_ctl *)win->seg + hp.me;
         if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
             win->my_dir = (mp_win_dir *)((char *)win->seg + hp.dirs) + hp.me;
@@ -413,7 +416,6 @@ static int win_setup(const char *F, mp_comm *comm, int flavor, void *user_base, 
         err = mp_allgather(&b, sizeof b, bytes, bases, sizeof b, bytes, win->comm);
     }
     if (!err) {
-        win->t = mp_calloc((size_t)n, sizeof *win->t);
         for (int r = 0; r < n; r++) {
             mp_win_target *t = &win->t[r];
             t->world = win->comm->world[r];
