@@ -128,15 +128,19 @@ int PMPI_Finalized(int *flag)
 }
 #pragma weak MPI_Finalized = PMPI_Finalized
 
+/* The whole job ends whatever comm is (MPI 4.0 8.7 allows that).  The launcher's report names
+ * the communicator as MPI_Comm_get_name would, else by handle, and the user's errorcode; the
+ * exit status is mp_pmi_exit_status(errorcode), never 0. */
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
-    char msg[128];
-    snprintf(msg, sizeof msg, "MPI_Abort(comm=0x%x, errorcode=%d) called by rank %d",
-             (unsigned)comm, errorcode, mp_world.rank);
+    char msg[MPI_MAX_OBJECT_NAME + 96], handle[16];
+    mp_comm *c = mp_world.initialized && !mp_world.finalized ? mp_comm_get(comm) : NULL;
+    snprintf(handle, sizeof handle, "0x%x", (unsigned)comm);
+    snprintf(msg, sizeof msg, "MPI_Abort(comm=%s, errorcode=%d) called by rank %d",
+             c != NULL && c->name[0] != '\0' ? c->name : handle, errorcode, mp_world.rank);
     fflush(stdout);
     fflush(stderr);
-    mp_pmi_abort(errorcode, msg);
-    _exit(errorcode ? errorcode : 1);
+    mp_pmi_abort(errorcode, 0, msg);
 }
 #pragma weak MPI_Abort = PMPI_Abort
 

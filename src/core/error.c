@@ -163,28 +163,27 @@ int mp_error_code(int cls, const char *fmt, ...)
     return record(cls, text);
 }
 
-static void print_fatal(mp_comm *comm, int code, const char *func)
+/* An error nobody may return: one line on stderr, and the same text (without the rank prefix)
+ * is what the launcher reports as the reason the job ended. */
+static void __attribute__((noreturn)) fatal(int code, const char *func)
 {
     const char *msg = mp_error_message(code);
-    char line[MP_ERR_MSG_LEN + 128];
-    int n;
+    char text[MP_ERR_MSG_LEN + 96], line[MP_ERR_MSG_LEN + 128];
     /* Lower layers may produce messages without the function name; add it. */
     if (func && strncmp(msg, func, strlen(func)) != 0)
-        n = snprintf(line, sizeof line, "MemPI: rank %d: %s: %s (error class %d)\n",
-                     mp_world.rank, func, msg, mp_error_class_of(code));
+        snprintf(text, sizeof text, "%s: %s (error class %d)", func, msg, mp_error_class_of(code));
     else
-        n = snprintf(line, sizeof line, "MemPI: rank %d: %s (error class %d)\n",
-                     mp_world.rank, msg, mp_error_class_of(code));
+        snprintf(text, sizeof text, "%s (error class %d)", msg, mp_error_class_of(code));
+    int n = snprintf(line, sizeof line, "MemPI: rank %d: %s\n", mp_world.rank, text);
     if (n > (int)sizeof line - 1)
         n = (int)sizeof line - 1;
     if (write(2, line, (size_t)n) < 0) { /* nothing else to do */ }
-    (void)comm;
+    mp_abort_job(mp_error_class_of(code), text);
 }
 
 void mp_error_fatal(int code, const char *func)
 {
-    print_fatal(NULL, code, func);
-    mp_abort_job(mp_error_class_of(code), mp_error_message(code));
+    fatal(code, func);
 }
 
 int mp_error_raise(mp_comm *comm, int code, const char *func)
@@ -193,18 +192,14 @@ int mp_error_raise(mp_comm *comm, int code, const char *func)
         return code;
     if (comm == NULL)
         comm = mp_world.comm_world;
-    if (comm == NULL || !mp_world.initialized || mp_world.finalized) {
-        print_fatal(NULL, code, func);
-        mp_abort_job(mp_error_class_of(code), mp_error_message(code));
-    }
+    if (comm == NULL || !mp_world.initialized || mp_world.finalized)
+        fatal(code, func);
     int eh = comm->errhandler;
     if (eh == MPI_ERRORS_RETURN)
         return code;
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT ||
-        mp_errhandler_invoke_hook == NULL) {
-        print_fatal(comm, code, func);
-        mp_abort_job(mp_error_class_of(code), mp_error_message(code));
-    }
+        mp_errhandler_invoke_hook == NULL)
+        fatal(code, func);
     mp_errhandler_invoke_hook(comm, eh, code);
     return code;
 }
@@ -321,14 +316,11 @@ void mp_note_peer_gone(int world_rank)
 
 void mp_abort_job(int code, const char *msg)
 {
-    if (code == 0)
-        code = 1;
     if (mp_world.size > 1) {
         int ms = atomic_load_explicit(&peer_gone, memory_order_relaxed) >= 0 ?
                  PEER_GONE_GRACE_MS : STDERR_DRAIN_MS;
         struct timespec left = { ms / 1000, (long)(ms % 1000) * 1000000L };
         while (nanosleep(&left, &left) != 0 && errno == EINTR) { }
     }
-    mp_pmi_abort(code, msg ? msg : "");
-    _exit(code);
+    mp_pmi_abort(code, 1, msg ? msg : "");
 }

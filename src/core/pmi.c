@@ -775,7 +775,7 @@ int mp_pmi_universe_size(int *n)
 
 /* ---- ending ------------------------------------------------------------- */
 
-int mp_pmi_abort(int code, const char *msg)
+void mp_pmi_abort(int code, int fatal, const char *msg)
 {
     mp_pmi_line line;
     char text[512];
@@ -795,7 +795,10 @@ int mp_pmi_abort(int code, const char *msg)
             mp_pmi_line_add(&line, "msg", text);
         } else {
             mp_pmi_line_start(&line, "abort");
-            mp_pmi_line_add_long(&line, "exitcode", code);
+            mp_pmi_line_add_long(&line, "exitcode", mp_pmi_exit_status(code));
+            mp_pmi_line_add_long(&line, "errorcode", code);
+            if (fatal)
+                mp_pmi_line_add(&line, "fatal", "1");
             mp_pmi_line_add(&line, "message", text);
         }
         if (mp_pmi_line_finish(&line, NULL) > 0) {
@@ -815,7 +818,7 @@ int mp_pmi_abort(int code, const char *msg)
             }
         }
     }
-    _exit(code & 0xff);
+    _exit(mp_pmi_exit_status(code));
 }
 
 int mp_pmi_finalize(void)

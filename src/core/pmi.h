@@ -33,7 +33,11 @@ int  mp_pmi_fence(void);
 int  mp_pmi_get(const char *key, char *value, int maxlen);
 int  mp_pmi_job_id(char *value, int maxlen);   /* unique among running jobs */
 int  mp_pmi_universe_size(int *n);
-int  mp_pmi_abort(int code, const char *msg);
+/* Ends this process after asking the launcher to end the job (PMI-1: cmd=abort with the exit
+ * status of mp_pmi_exit_status(code) as exitcode, and MemPI's keys errorcode=<code> and, for
+ * an error that was fatal rather than a call of MPI_Abort, fatal=1; other launchers ignore
+ * keys they do not know).  Exits with that status; does not return. */
+void mp_pmi_abort(int code, int fatal, const char *msg) __attribute__((noreturn));
 int  mp_pmi_finalize(void);
 const char *mp_pmi_error(void);
 

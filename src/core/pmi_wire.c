@@ -50,6 +50,12 @@ int mp_pmi_parse_long(const char *s, long min, long max, long *out)
     return 0;
 }
 
+int mp_pmi_exit_status(long code)
+{
+    int status = (int)((unsigned long)code & 0xff);
+    return status != 0 ? status : 1;
+}
+
 /* ---- parsing ------------------------------------------------------------ */
 
 typedef struct parser {

@@ -105,4 +105,11 @@ int mp_pmi_wire_is_value_char(int c);   /* 0x20..0x7e: space is escaped */
  * by the client (PMI_RANK...) and the launcher (its arguments). */
 int mp_pmi_parse_long(const char *s, long min, long max, long *out);
 
+/* The exit status that reports an abort with error code `code`: its low 8 bits, as exit()
+ * keeps them, except that a code whose low 8 bits are 0 (0, 256, 1 << 30, ...) gives 1.  An
+ * aborted job must never look successful, whoever turns the code into a status: the library
+ * exits with it and sends it as PMI's exitcode (Hydra exits with that), and mpiexec maps
+ * whatever code a PMI client sent through it again. */
+int mp_pmi_exit_status(long code);
+
 #endif /* MEMPI_PMI_WIRE_H */

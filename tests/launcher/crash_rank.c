@@ -5,10 +5,12 @@
  * time unless IPATH_NO_BACKTRACE is set).  It checks that failures of real ranks reach
  * mpiexec undisguised.
  *
- *   crash_rank MODE RANK
+ *   crash_rank MODE RANK [CODE]
  *     segv      rank RANK dereferences NULL after a barrier
  *     abrt      rank RANK calls abort() (a failed assert())
- *     abort     rank RANK calls MPI_Abort(MPI_COMM_WORLD, 7)
+ *     abort     rank RANK calls MPI_Abort(MPI_COMM_WORLD, CODE), CODE 7 unless given
+ *     fatal     rank RANK calls MPI_Comm_call_errhandler(MPI_COMM_WORLD, CODE) under the default
+ *               MPI_ERRORS_ARE_FATAL (CODE as given, 1073741824 unless given)
  *     nofinal   rank RANK returns 0 from main without MPI_Finalize
  *     hang      every rank sleeps (the script kills one with SIGKILL)
  *
@@ -49,11 +51,12 @@ static void print_segment_prefix(int rank)
 int main(int argc, char **argv)
 {
     int rank, size;
-    if (argc != 3) {
-        fprintf(stderr, "usage: crash_rank segv|abrt|abort|nofinal|hang|busy RANK\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: crash_rank segv|abrt|abort|fatal|nofinal|hang|busy RANK [CODE]\n");
         return 2;
     }
     int victim = atoi(argv[2]);
+    long code = argc == 4 ? strtol(argv[3], NULL, 0) : strcmp(argv[1], "fatal") == 0 ? 1L << 30 : 7;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -85,7 +88,9 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[1], "abrt") == 0) {
             abort();
         } else if (strcmp(argv[1], "abort") == 0) {
-            MPI_Abort(MPI_COMM_WORLD, 7);
+            MPI_Abort(MPI_COMM_WORLD, (int)code);
+        } else if (strcmp(argv[1], "fatal") == 0) {
+            MPI_Comm_call_errhandler(MPI_COMM_WORLD, (int)code);
         } else if (strcmp(argv[1], "nofinal") == 0) {
             return 0;
         }

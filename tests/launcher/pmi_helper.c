@@ -10,7 +10,7 @@
  *                       duplicate put and missing key errors; finalize
  *   exit RANK CODE      RANK exits CODE at once; the others wait in a fence
  *   kill RANK           RANK sends itself SIGKILL; the others wait
- *   abort RANK CODE     RANK calls mp_pmi_abort(CODE, "helper abort ...")
+ *   abort RANK CODE     RANK calls mp_pmi_abort(CODE, 0, "helper abort ...") as MPI_Abort does
  *   nofinalize RANK     RANK exits 0 without finalize; the others wait
  *   ignoreterm RANK     all ranks ignore SIGTERM; RANK exits 3
  *   hang                every rank sleeps (for --timeout)
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
         wait_forever();
     } else if (strcmp(mode, "abort") == 0) {
         if (rank == arg_int(argc, argv, 2))
-            mp_pmi_abort(arg_int(argc, argv, 3), "helper abort, as asked");
+            mp_pmi_abort(arg_int(argc, argv, 3), 0, "helper abort, as asked");
         wait_forever();
     } else if (strcmp(mode, "nofinalize") == 0) {
         if (rank == arg_int(argc, argv, 2))

@@ -261,22 +261,35 @@ static void do_barrier(mp_job *job, int conn)
     }
 }
 
+/* cmd=abort: exitcode is the status to exit with (mapped again: a client other than MemPI's
+ * may send a raw code such as 256); MemPI's library adds errorcode (MPI_Abort's argument, or
+ * the error class of a fatal error) and fatal=1 when an error handler, not MPI_Abort, ended
+ * the rank. */
 static void do_abort(mp_job *job, int conn, const mp_pmi_msg *m)
 {
     mp_conn *c = &job->conns[conn];
-    long code = 1;
+    long code = 1, errorcode;
     const char *msg = mp_pmi_msg_get(m, "message");
+    const char *fatal = mp_pmi_msg_get(m, "fatal");
 
     if (msg == NULL)
         msg = mp_pmi_msg_get(m, "error_msg");
     if (msg == NULL)
         msg = mp_pmi_msg_get(m, "msg");
+    if (msg == NULL)
+        msg = "";
     if (mp_pmi_msg_get(m, "exitcode") != NULL &&
         mp_pmi_msg_get_long(m, "exitcode", -2147483647L - 1, 2147483647L, &code) < 0)
         code = 1;
-    mp_job_fail(job, (int)(code & 0xff), "rank %d (pid %ld) called MPI_Abort with code %ld%s%s",
-                c->rank, (long)job->ranks[c->rank].pid, code, msg && msg[0] ? ": " : "",
-                msg ? msg : "");
+    if (mp_pmi_msg_get_long(m, "errorcode", -2147483647L - 1, 2147483647L, &errorcode) < 0)
+        errorcode = code;
+    if (fatal != NULL && strcmp(fatal, "1") == 0)
+        mp_job_fail(job, mp_pmi_exit_status(code), "rank %d (pid %ld) ended because an error was "
+                    "fatal%s%s", c->rank, (long)job->ranks[c->rank].pid, msg[0] ? ": " : "", msg);
+    else
+        mp_job_fail(job, mp_pmi_exit_status(code), "rank %d (pid %ld) called MPI_Abort with code "
+                    "%ld%s%s", c->rank, (long)job->ranks[c->rank].pid, errorcode,
+                    msg[0] ? ": " : "", msg);
 }
 
 /* Hydra's PMI_PORT prefix: identifies the rank of a TCP connection. */
