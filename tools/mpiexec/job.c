@@ -15,6 +15,11 @@
  * failure however the ranks behave (SIGKILL cannot be ignored), and no
  * later failure (the SIGTERMed ranks) is reported.
  *
+ * A rank that exits 0 without ever speaking PMI is fine on its own (`mpiexec -n 2 hostname`),
+ * but not once another rank has spoken PMI: that rank is in MPI_Init or later, and MPI_Init
+ * waits for every rank, so the job could only hang until --timeout.  Whichever of the two
+ * events comes second ends the job, naming the rank that never initialised.
+ *
  * Before a dead rank is judged, its PMI socket is drained: a cmd=abort or
  * cmd=finalize it wrote just before exiting is therefore always seen, which
  * makes the report deterministic.
@@ -88,6 +93,26 @@ static mp_rank *rank_of_pid(mp_job *job, pid_t pid)
     return NULL;
 }
 
+/* A rank that never initialised while another one did (see the top of this file). */
+static void check_quiet_exit(mp_job *job)
+{
+    if (job->quiet_exit < 0 || job->first_pmi < 0)
+        return;
+    const mp_rank *q = &job->ranks[job->quiet_exit];
+    mp_job_fail(job, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Init, while "
+                "rank %d called it", q->rank, (long)q->pid, job->first_pmi);
+}
+
+void mp_job_spoke_pmi(mp_job *job, mp_rank *r)
+{
+    if (r->spoke_pmi)
+        return;
+    r->spoke_pmi = 1;
+    if (job->first_pmi < 0)
+        job->first_pmi = r->rank;
+    check_quiet_exit(job);
+}
+
 static void judge_exit(mp_job *job, mp_rank *r, int status)
 {
     if (WIFSIGNALED(status)) {
@@ -100,6 +125,9 @@ static void judge_exit(mp_job *job, mp_rank *r, int status)
     } else if (r->spoke_pmi && !r->finalized) {
         mp_job_fail(job, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize",
                     r->rank, (long)r->pid);
+    } else if (!r->spoke_pmi && job->quiet_exit < 0) {
+        job->quiet_exit = r->rank;
+        check_quiet_exit(job);
     }
 }
 

@@ -101,6 +101,7 @@ int main(int argc, char **argv)
     job.listen_fd = -1;
     job.stdin_pipe = -1;
     job.sigfd = -1;
+    job.quiet_exit = job.first_pmi = -1;
     job.ranks = calloc((size_t)job.n, sizeof *job.ranks);
     if (job.ranks == NULL || raise_fd_limit(opt.nprocs) < 0 || setup_signals(&job) < 0 ||
         mp_pmi_server_setup(&job) < 0) {

@@ -85,6 +85,8 @@ typedef struct mp_job {
     char job_id[33];
     int barrier_count;
     /* failure containment */
+    int quiet_exit;       /* a rank that exited 0 without a word of PMI, -1 if none */
+    int first_pmi;        /* the first rank that spoke PMI, -1 if none */
     int failed;           /* a failure was reported; teardown in progress */
     int exit_code;
     double kill_at;       /* when to send SIGKILL (0 = not armed) */
@@ -103,6 +105,7 @@ typedef struct mp_job {
 /* ---- job.c ---- */
 double mp_now(void);
 void mp_job_fail(mp_job *job, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mp_job_spoke_pmi(mp_job *job, mp_rank *r);   /* r's first PMI command */
 int mp_job_run(mp_job *job);
 
 /* ---- launch.c ---- */

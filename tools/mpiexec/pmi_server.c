@@ -330,7 +330,7 @@ static void dispatch(mp_job *job, int conn, const mp_pmi_msg *m)
     if (c->rank < 0)
         return protocol_error(job, conn, "first command must be cmd=initack", cmd);
     mp_rank *r = &job->ranks[c->rank];
-    r->spoke_pmi = 1;
+    mp_job_spoke_pmi(job, r);
     if (strcmp(cmd, "init") == 0)
         do_init(job, conn, m);
     else if (strcmp(cmd, "get_maxes") == 0)
