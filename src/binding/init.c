@@ -1,8 +1,9 @@
 /* init.c -- MPI_Init, MPI_Finalize and the job-level queries.  MemPI, BSD-3-Clause.
  *
- * Start-up order: configuration (MEMPI_* validated first, so a typo fails before anything
- * is created), PMI (who am I, how many, which node), the node layout, the shared segment and
- * transports, point-to-point, datatypes, MPI_COMM_WORLD/SELF, then the comm and coll layers.
+ * Start-up order: configuration (MEMPI_* and MEMPI_COLL_* validated first, so a typo fails
+ * before anything is created), PMI (who am I, how many, which node), the node layout, the
+ * shared segment and transports, point-to-point, datatypes, MPI_COMM_WORLD/SELF, then the comm
+ * and coll layers.
  * Finalize drains queued sends, passes a node barrier so no rank unmaps while a peer may still
  * need it, prints statistics and tells the launcher.
  */
@@ -10,9 +11,28 @@
 #include "rma/rma.h"
 #include "transport/transport.h"
 #include "core/placement.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* A malformed MEMPI_* variable is found before PMI, by every rank alike (they share the
+ * environment).  Rank 0 -- by the launcher's PMI_RANK; a process without one counts as rank 0
+ * -- reports it and exits at once, and the launcher then ends the others: they wait
+ * CONFIG_FAIL_GRACE_S first, so that the message appears once, not once per rank, and then
+ * report it themselves in case no launcher ends them or rank 0's environment differed. */
+#define CONFIG_FAIL_GRACE_S 3
+static void config_fail(int err)
+{
+    const char *r = getenv("PMI_RANK");
+    if (r != NULL && *r != '\0' && strcmp(r, "0") != 0) {
+        struct timespec left = { CONFIG_FAIL_GRACE_S, 0 };
+        while (nanosleep(&left, &left) != 0 && errno == EINTR) { }
+    }
+    fprintf(stderr, "MemPI: MPI_Init failed: %s\n", mp_error_message(err));
+    _exit(1);
+}
 
 static void init_fail(int err)
 {
@@ -37,8 +57,8 @@ static int do_init(int required, int *provided)
     if (mp_world.initialized)
         return mp_error(NULL, MPI_ERR_OTHER, F, "MPI is already initialized");
     int err = mp_config_load();
-    if (err)
-        init_fail(err);
+    if (err || (err = mp_coll_config_load()))
+        config_fail(err);
     int rank, size, appnum;
     if (mp_pmi_init(&rank, &size, &appnum) != 0) {
         fprintf(stderr, "MemPI: MPI_Init failed: cannot talk to the launcher: %s\n", mp_pmi_error());

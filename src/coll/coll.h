@@ -171,6 +171,7 @@ const char *mp_op_name(MPI_Op op);         /* "MPI_SUM", or "user op" */
  * communicator is destroyed. */
 void mp_coll_comm_free(mp_comm *comm);
 
+int  mp_coll_config_load(void);   /* MEMPI_COLL_<NAME>, checked before PMI like MEMPI_* */
 int  mp_coll_init(void);
 void mp_coll_finalize(void);
 
