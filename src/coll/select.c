@@ -247,10 +247,15 @@ void mp_coll_describe(FILE *out)
 {
     fprintf(out, "Collective algorithms (force one with MEMPI_COLL_<NAME>=<algorithm>; "
                  "default auto):\n");
+    char var[64], list[256];
+    int width = 0;
     for (int c = 0; c < MP_COLL_NCOLL; c++) {
-        char var[64], list[256];
+        var_name(&table[c], var, sizeof var);
+        width = (int)strlen(var) > width ? (int)strlen(var) : width;
+    }
+    for (int c = 0; c < MP_COLL_NCOLL; c++) {
         var_name(&table[c], var, sizeof var);
         alg_list(&table[c], list, sizeof list);
-        fprintf(out, "  %-28s auto|%s\n", var, list);
+        fprintf(out, "  %-*s auto|%s\n", width, var, list);
     }
 }

@@ -20,6 +20,21 @@ static int cma_allowed(void)
     return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == 42;
 }
 
+static int widest(int w, const char *s)
+{
+    int n = (int)strlen(s);
+    return n > w ? n : w;
+}
+
+/* A variable's value from the environment, else the tuning file, else "(default)". */
+static const char *current(const char *name)
+{
+    const char *cur = getenv(name);
+    if (cur == NULL)
+        cur = mp_tuning_value(name);
+    return cur ? cur : "(default)";
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
@@ -50,13 +65,18 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("\nVariables (name, default, current value (environment, else MEMPI_TUNING file), meaning):\n");
+    /* Columns as wide as their longest entry, so that no name or value shifts the next one. */
+    int wname = 0, wdef = 0, wcur = 0;
     for (int i = 0; i < mp_config_nvars; i++) {
         const mp_config_var *v = &mp_config_vars[i];
-        const char *cur = getenv(v->name);
-        if (cur == NULL)
-            cur = mp_tuning_value(v->name);
-        printf("  %-18s default %-7s current %-7s %s\n", v->name, v->defval,
-               cur ? cur : "(default)", v->meaning);
+        wname = widest(wname, v->name);
+        wdef = widest(wdef, v->defval);
+        wcur = widest(wcur, current(v->name));
+    }
+    for (int i = 0; i < mp_config_nvars; i++) {
+        const mp_config_var *v = &mp_config_vars[i];
+        printf("  %-*s default %-*s current %-*s %s\n", wname, v->name, wdef, v->defval, wcur,
+               current(v->name), v->meaning);
     }
     printf("\n");
     mp_coll_describe(stdout);
