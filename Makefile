@@ -121,10 +121,10 @@ demo: all
 install: all
 	mkdir -p $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/bin
 	cp -P $(BUILD)/include/* $(PREFIX)/include/
-	cp -P $(BUILD)/lib/libmpi* $(BUILD)/lib/libmpich* $(PREFIX)/lib/
+	cp -P $(BUILD)/lib/libmpi* $(PREFIX)/lib/        # libmpi*: also libmpich*
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' tools/wrappers/mempi.pc.in \
 	    > $(PREFIX)/lib/pkgconfig/mempi.pc
-	cp $(BUILD)/bin/* $(PREFIX)/bin/
+	cp -P $(BUILD)/bin/* $(PREFIX)/bin/
 
 clean:
 	rm -rf build build-address build-thread build-undefined

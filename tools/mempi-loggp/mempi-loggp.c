@@ -519,9 +519,9 @@ static void write_tuning(const char *path, const pair_result *intra, const pair_
 
 /* ---- main ------------------------------------------------------------------- */
 
-static void usage(void)
+static void usage(FILE *to)
 {
-    fprintf(stderr, "usage: mpiexec -n 2 mempi-loggp [--quick] [--reps N>=600] [--max-size BYTES]\n"
+    fprintf(to, "usage: mpiexec -n 2 mempi-loggp [--quick] [--reps N>=600] [--max-size BYTES]\n"
                     "       [--modes send,ssend,bsend,rsend,isend,issend,ibsend,irsend]\n"
                     "       [--ranks-per-node N] [--raw FILE] [--tune FILE]\n");
 }
@@ -599,8 +599,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            if (my_rank == 0) usage(stdout);
+            MPI_Finalize();
+            return 0;
+        }
     if (parse(argc, argv, &o) || nprocs < 2) {
-        if (my_rank == 0) usage();
+        if (my_rank == 0) usage(stderr);
         MPI_Finalize();
         return 2;
     }
