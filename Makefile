@@ -98,10 +98,18 @@ $(BUILD)/bin/mempi-info: $(wildcard tools/mempi-info/*.c) $(LIBFILE) $(BUILD)/li
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $(wildcard tools/mempi-info/*.c) \
 	    $(BUILD)/lib/libmempi_internal.a $(LDFLAGS_SAN) $(LIBS)
 
-$(BUILD)/bin/%: tools/wrappers/%.in
+# The compiler wrappers come from one template: $(call make_wrapper,name,language,variable
+# naming the compiler,default compiler).  mk/fortran.mk makes mpifort the same way.
+define make_wrapper
 	@mkdir -p $(dir $@)
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LDFLAGS_SAN@|$(LDFLAGS_SAN)|g' $< > $@
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LDFLAGS_SAN@|$(LDFLAGS_SAN)|g' -e 's|@NAME@|$(1)|g' \
+	    -e 's|@LANGUAGE@|$(2)|g' -e 's|@VAR@|$(3)|g' -e 's|@DEFAULT@|$(4)|g' $< > $@
 	chmod +x $@
+endef
+$(BUILD)/bin/mpicc: tools/wrappers/wrapper.in
+	$(call make_wrapper,mpicc,C,MEMPI_CC,cc)
+$(BUILD)/bin/mpicxx: tools/wrappers/wrapper.in
+	$(call make_wrapper,mpicxx,C++,MEMPI_CXX,c++)
 
 $(BUILD)/lib/pkgconfig/mempi.pc: tools/wrappers/mempi.pc.in
 	@mkdir -p $(dir $@)

@@ -36,12 +36,10 @@ $(BUILD)/include/mpif.h: include/mpi.h tools/gen-fortran
 	    "refresh it with: tools/gen-fortran mpif include/mpi.h include/mpif.h"
 
 # mpifort defaults to the compiler that built mpi.mod (a module file only fits the compiler
-# that wrote it), so its rule adds @FC@ to the Makefile's generic wrapper substitutions.
+# that wrote it).
 FORTRAN_WRAPPERS := $(BUILD)/bin/mpifort $(BUILD)/bin/mpif77 $(BUILD)/bin/mpif90
-$(BUILD)/bin/mpifort: tools/wrappers/mpifort.in
-	@mkdir -p $(dir $@)
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LDFLAGS_SAN@|$(LDFLAGS_SAN)|g' -e 's|@FC@|$(FC)|g' $< > $@
-	chmod +x $@
+$(BUILD)/bin/mpifort: tools/wrappers/wrapper.in
+	$(call make_wrapper,mpifort,Fortran,MEMPI_FC,$(FC))
 $(BUILD)/bin/mpif77 $(BUILD)/bin/mpif90: $(BUILD)/bin/mpifort
 	ln -sf mpifort $@
 
