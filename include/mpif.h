@@ -568,7 +568,8 @@
       parameter (MPI_SUBARRAYS_SUPPORTED = .false.)
       logical MPI_ASYNC_PROTECTS_NONBLOCKING
       parameter (MPI_ASYNC_PROTECTS_NONBLOCKING = .false.)
-!     Sentinels, recognised by address (see src/fortran/sentinels.c)
+!     Sentinels, recognised by address (see src/fortran/sentinels.c); the
+!     common blocks are MPICH's, so programs built against MPICH's mpif.h agree
       integer MPI_BOTTOM, MPI_IN_PLACE
       integer MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
       integer MPI_STATUSES_IGNORE(MPI_STATUS_SIZE, 1)
@@ -576,20 +577,13 @@
       integer MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
       character(len=1) MPI_ARGV_NULL(1)
       character(len=1) MPI_ARGVS_NULL(1, 1)
-      common /mempif_bottom/ MPI_BOTTOM
-      common /mempif_in_place/ MPI_IN_PLACE
-      common /mempif_status_ignore/ MPI_STATUS_IGNORE
-      common /mempif_statuses_ignore/ MPI_STATUSES_IGNORE
-      common /mempif_errcodes_ignore/ MPI_ERRCODES_IGNORE
-      common /mempif_unweighted/ MPI_UNWEIGHTED
-      common /mempif_weights_empty/ MPI_WEIGHTS_EMPTY
-      common /mempif_argv_null/ MPI_ARGV_NULL
-      common /mempif_argvs_null/ MPI_ARGVS_NULL
-      save /mempif_bottom/, /mempif_in_place/
-      save /mempif_status_ignore/, /mempif_statuses_ignore/
-      save /mempif_errcodes_ignore/
-      save /mempif_unweighted/, /mempif_weights_empty/
-      save /mempif_argv_null/, /mempif_argvs_null/
+      common /mpipriv1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE
+      common /mpipriv2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE
+      common /mpiprivc/ MPI_ARGVS_NULL, MPI_ARGV_NULL
+      common /mpifcmb5/ MPI_UNWEIGHTED
+      common /mpifcmb9/ MPI_WEIGHTS_EMPTY
+      save /mpipriv1/, /mpipriv2/, /mpiprivc/
+      save /mpifcmb5/, /mpifcmb9/
 !     Timer functions
       double precision MPI_WTIME, MPI_WTICK
       double precision PMPI_WTIME, PMPI_WTICK

@@ -16,9 +16,10 @@
  *     so a status array is a MPI_Status pointer.
  *
  * Sentinels.  mpif.h declares MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, ... as variables in
- * common blocks of their own.  The library defines those common blocks (sentinels.c), so a
- * Fortran program and the library agree on their addresses, and an entry point recognises a
- * sentinel by comparing the address it received (mp_f_buf, mp_f_status, ...).
+ * common blocks, the same blocks as MPICH's mpif.h.  The library defines those common blocks
+ * (sentinels.c), so a Fortran program -- built against MemPI's mpif.h or MPICH's -- and the
+ * library agree on their addresses, and an entry point recognises a sentinel by comparing the
+ * address it received (mp_f_buf, mp_f_status, ...).
  *
  * Symbol names.  Compilers decorate Fortran names differently; MP_F_EXPORT gives one function
  * all the usual forms: pmpi_send_, pmpi_send__, pmpi_send, PMPI_SEND (strong) and the same
@@ -46,42 +47,47 @@ static inline int mp_f_is_true(const MPI_Fint *f) { return *f != MP_F_FALSE; }
 /* Fortran status layout (1-based indices in mpif.h: MPI_SOURCE=3, MPI_TAG=4, MPI_ERROR=5). */
 #define MP_F_STATUS_SIZE 5
 
-/* ---- Sentinel storage: the common blocks of mpif.h (sentinels.c).  gfortran appends one
- *      underscore to a common block's name. ---- */
+/* ---- Sentinel storage: the common blocks of mpif.h (sentinels.c), with MPICH's names and
+ *      layouts.  gfortran appends one underscore to a common block's name. ---- */
 #define MP_F_EXPORTED __attribute__((visibility("default")))
-extern MPI_Fint mempif_bottom_ MP_F_EXPORTED;
-extern MPI_Fint mempif_in_place_ MP_F_EXPORTED;
-extern MPI_Fint mempif_status_ignore_[MP_F_STATUS_SIZE] MP_F_EXPORTED;
-extern MPI_Fint mempif_statuses_ignore_[MP_F_STATUS_SIZE] MP_F_EXPORTED;
-extern MPI_Fint mempif_errcodes_ignore_ MP_F_EXPORTED;
-extern MPI_Fint mempif_unweighted_ MP_F_EXPORTED;
-extern MPI_Fint mempif_weights_empty_ MP_F_EXPORTED;
-extern char mempif_argv_null_[1] MP_F_EXPORTED;
-extern char mempif_argvs_null_[1] MP_F_EXPORTED;
+typedef struct mp_f_priv1 {                  /* /MPIPRIV1/ */
+    MPI_Fint bottom, in_place, status_ignore[MP_F_STATUS_SIZE];
+} mp_f_priv1;
+typedef struct mp_f_priv2 {                  /* /MPIPRIV2/ */
+    MPI_Fint statuses_ignore[MP_F_STATUS_SIZE], errcodes_ignore[1];
+} mp_f_priv2;
+typedef struct mp_f_privc {                  /* /MPIPRIVC/ */
+    char argvs_null[1], argv_null[1];
+} mp_f_privc;
+extern mp_f_priv1 mpipriv1_ MP_F_EXPORTED;
+extern mp_f_priv2 mpipriv2_ MP_F_EXPORTED;
+extern mp_f_privc mpiprivc_ MP_F_EXPORTED;
+extern MPI_Fint mpifcmb5_ MP_F_EXPORTED;     /* /MPIFCMB5/ MPI_UNWEIGHTED */
+extern MPI_Fint mpifcmb9_ MP_F_EXPORTED;     /* /MPIFCMB9/ MPI_WEIGHTS_EMPTY */
 
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become their C values. */
 static inline void *mp_f_buf(const void *p)
 {
-    if (p == (const void *)&mempif_bottom_) return MPI_BOTTOM;
-    if (p == (const void *)&mempif_in_place_) return MPI_IN_PLACE;
+    if (p == (const void *)&mpipriv1_.bottom) return MPI_BOTTOM;
+    if (p == (const void *)&mpipriv1_.in_place) return MPI_IN_PLACE;
     return (void *)p;
 }
 static inline MPI_Status *mp_f_status(MPI_Fint *s)
 {
-    return s == mempif_status_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)s;
+    return s == mpipriv1_.status_ignore ? MPI_STATUS_IGNORE : (MPI_Status *)s;
 }
 static inline MPI_Status *mp_f_statuses(MPI_Fint *s)
 {
-    return s == mempif_statuses_ignore_ ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
+    return s == mpipriv2_.statuses_ignore ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
 }
 static inline int *mp_f_errcodes(MPI_Fint *e)
 {
-    return e == &mempif_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : (int *)e;
+    return e == mpipriv2_.errcodes_ignore ? MPI_ERRCODES_IGNORE : (int *)e;
 }
 static inline int *mp_f_weights(const MPI_Fint *w)
 {
-    if (w == &mempif_unweighted_) return MPI_UNWEIGHTED;
-    if (w == &mempif_weights_empty_) return MPI_WEIGHTS_EMPTY;
+    if (w == &mpifcmb5_) return MPI_UNWEIGHTED;
+    if (w == &mpifcmb9_) return MPI_WEIGHTS_EMPTY;
     return (int *)w;
 }
 

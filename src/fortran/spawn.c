@@ -42,7 +42,7 @@ void mp_f_comm_spawn(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *in
                      MPI_Fint *ierror, size_t command_len, size_t argv_len)
 {
     char *cmd = mp_f_str_in(command, command_len, 1);
-    char **cargv = argv == mempif_argv_null_ ? MPI_ARGV_NULL : mp_f_argv(argv, argv_len, 1);
+    char **cargv = argv == mpiprivc_.argv_null ? MPI_ARGV_NULL : mp_f_argv(argv, argv_len, 1);
     *ierror = PMPI_Comm_spawn(cmd, cargv, *maxprocs, *info, *root, *comm,
                               (MPI_Comm *)intercomm, mp_f_errcodes(errcodes));
     mp_f_argv_free(cargv);
@@ -61,7 +61,7 @@ void mp_f_comm_spawn_multiple(MPI_Fint *count, char *commands, char *argvs, MPI_
 {
     int n = *count > 0 ? *count : 0;
     char **cmds = mp_calloc((size_t)n + 1, sizeof(char *));
-    char ***cargvs = argvs == mempif_argvs_null_ ? MPI_ARGVS_NULL
+    char ***cargvs = argvs == mpiprivc_.argvs_null ? MPI_ARGVS_NULL
                                                  : mp_calloc((size_t)n + 1, sizeof(char **));
     for (int i = 0; i < n; i++) {
         cmds[i] = mp_f_str_in(commands + (size_t)i * commands_len, commands_len, 1);
