@@ -144,6 +144,10 @@ typedef struct mp_op {
     int handle;
     void (*fn)(void *, void *, int *, MPI_Datatype *);              /* MPI_User_function */
     void (*fn_c)(void *, void *, MPI_Count *, MPI_Datatype *);      /* MPI_User_function_c */
+    /* MPICH's C++ binding (MPII_Op_set_cxx): calls fn for us, with the count and the type by
+     * value and fn last; NULL for ops from C and Fortran. */
+    void (*cxx_call)(const void *, void *, int, MPI_Datatype, void (*)(void *, void *, int *,
+                                                                      MPI_Datatype *));
     int commute;
     atomic_int refs;
 } mp_op;
@@ -153,6 +157,8 @@ int  mp_reduce_local(const void *in, void *inout, MPI_Aint count, mp_datatype *d
  * whose message names func, the op and the type. */
 int  mp_op_check(const char *func, MPI_Op op, const mp_datatype *dt);
 int  mp_op_valid(MPI_Op op);               /* live handle (predefined or user) */
+/* Registers MPICH's C++ caller for a user op (see mp_op.cxx_call); ignored for others. */
+void mp_op_set_cxx_call(MPI_Op op, void (*call)(void));
 int  mp_op_is_builtin(MPI_Op op);
 int  mp_op_commutative(MPI_Op op);         /* 1 for predefined and commutative user ops */
 int  mp_op_create(void *fn, int big_count, int commute, MPI_Op *out);

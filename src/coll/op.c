@@ -298,6 +298,14 @@ const char *mp_op_name(MPI_Op op)
     return b ? op_names[b] : "user-defined op";
 }
 
+void mp_op_set_cxx_call(MPI_Op op, void (*call)(void))
+{
+    mp_op *o = builtin_index(op) ? NULL : user_op(op);
+    if (o && o->fn)
+        o->cxx_call = (void (*)(const void *, void *, int, MPI_Datatype,
+                                void (*)(void *, void *, int *, MPI_Datatype *)))call;
+}
+
 int mp_op_create(void *fn, int big_count, int commute, MPI_Op *out)
 {
     mp_op *o = mp_calloc(1, sizeof *o);
@@ -398,7 +406,10 @@ static void call_user(mp_op *o, const void *in, void *inout, MPI_Aint count, mp_
     char *iop = inout;
     while (count > 0) {
         int n = count > INT_MAX ? INT_MAX : (int)count;
-        o->fn((void *)ip, iop, &n, &h);
+        if (o->cxx_call)
+            o->cxx_call(ip, iop, n, h, o->fn);
+        else
+            o->fn((void *)ip, iop, &n, &h);
         count -= n;
         ip += (MPI_Aint)n * dt->extent;
         iop += (MPI_Aint)n * dt->extent;

@@ -16,6 +16,10 @@
  * serves all three; the bindings cast.  MPI_*_NULL_COPY_FN and MPI_*_NULL_DELETE_FN are
  * NULL pointers: no copy, and nothing to call on delete.
  *
+ * MPICH's C++ binding (Debian's libmpichcxx.so.12, run on MemPI) registers C++ functions as
+ * the callbacks and then a proxy per keyval (MPII_Keyval_set_proxy, binding/mpich.c) that
+ * must call them for us: when a proxy is set, it is called with the user function first.
+ *
  * Predefined attributes (MPI_TAG_UB ...) are builtin keyval handles answered by
  * mp_attr_predefined() in binding/attr.c; they cannot be set, deleted or freed.
  */
@@ -28,6 +32,8 @@ typedef struct mp_keyval {
     int user_freed;
     mp_attr_copy_fn *copy;
     mp_attr_delete_fn *del;
+    mp_attr_copy_proxy *copy_proxy;   /* MPICH's C++ binding: calls copy/del for us */
+    mp_attr_delete_proxy *del_proxy;
     void *extra;
     atomic_int refs;
 } mp_keyval;
@@ -100,11 +106,22 @@ static mp_attr *find(mp_attr *list, int keyval)
     return NULL;
 }
 
+void mp_keyval_set_proxy(int keyval, mp_attr_copy_proxy *copy, mp_attr_delete_proxy *del)
+{
+    mp_keyval *kv = mp_table_lookup(&keyval_table, keyval);
+    if (kv) {
+        kv->copy_proxy = copy;
+        kv->del_proxy = del;
+    }
+}
+
 static int call_delete(int handle, mp_attr *a)
 {
     mp_keyval *kv = mp_table_lookup(&keyval_table, a->keyval);
     if (!kv || !kv->del)
         return MPI_SUCCESS;
+    if (kv->del_proxy)
+        return kv->del_proxy(kv->del, handle, a->keyval, 0, a->value, kv->extra);
     return kv->del(handle, a->keyval, a->value, kv->extra);
 }
 
@@ -179,7 +196,9 @@ int mp_attr_copy_all(int objtype, int old_handle, int new_handle, mp_attr *src, 
             continue;
         void *out = NULL;
         int flag = 0;
-        int err = kv->copy(old_handle, a->keyval, kv->extra, a->value, &out, &flag);
+        int err = kv->copy_proxy ? kv->copy_proxy(kv->copy, old_handle, a->keyval, kv->extra, 0,
+                                                  a->value, &out, &flag)
+                                 : kv->copy(old_handle, a->keyval, kv->extra, a->value, &out, &flag);
         if (err) {
             mp_attr_delete_all(objtype, new_handle, dst);
             return err;

@@ -194,6 +194,14 @@ int  mp_attr_predefined(int keyval, void **value, int *flag);
 int  mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, void *value);
 int  mp_attr_get(int objtype, mp_attr *list, int keyval, void **value, int *flag);
 int  mp_attr_delete(int objtype, int handle, mp_attr **list, int keyval);
+/* Callers through which MPICH's C++ binding (libmpichcxx.so.12, MPII_Keyval_set_proxy) runs
+ * a keyval's callbacks: the user function is passed first, then the usual arguments, with
+ * the attribute's kind (0: a pointer, as MPI_*_set_attr stores it) before the value. */
+typedef int (mp_attr_copy_proxy)(mp_attr_copy_fn *user, int obj, int keyval, void *extra,
+                                 int kind, void *in, void *out, int *flag);
+typedef int (mp_attr_delete_proxy)(mp_attr_delete_fn *user, int obj, int keyval, int kind,
+                                   void *value, void *extra);
+void mp_keyval_set_proxy(int keyval, mp_attr_copy_proxy *copy, mp_attr_delete_proxy *del);
 /* Object duplication: runs the copy callbacks of src's attributes and builds *dst.  On error
  * *dst is left empty (attributes copied so far are deleted). */
 int  mp_attr_copy_all(int objtype, int old_handle, int new_handle, mp_attr *src, mp_attr **dst);
@@ -215,6 +223,10 @@ void mp_errhandler_release(MPI_Errhandler h);
 /* Calls handler h for an object (MPI_Comm_call_errhandler and friends); obj_handle points to
  * the object's handle.  Predefined handlers: ERRORS_RETURN returns, the others abort. */
 int  mp_errhandler_call(MPI_Errhandler h, void *obj_handle, int code);
+/* MPICH's C++ binding calls its handlers through `caller` (kind 0 comm, 1 file, 2 window; a
+ * pointer to the handle, to the code, and the user function): MPII_Errhandler_set_cxx. */
+typedef void (mp_errhandler_caller)(int kind, void *obj_handle, int *code, mp_errhandler_fn *fn);
+void mp_errhandler_set_caller(MPI_Errhandler h, mp_errhandler_caller *caller);
 void mp_errhandler_layer_init(void);              /* installs the core's hook */
 int  mp_errhandler_live(void);                    /* live user handlers (leak tests) */
 

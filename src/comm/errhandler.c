@@ -8,7 +8,10 @@
  *
  * The core calls mp_errhandler_invoke_hook for a non-predefined handler; this layer installs
  * errhandler_invoke there at init.  The user function gets a pointer to a copy of the
- * communicator handle and to the error code, as the standard's C binding says.
+ * communicator handle and to the error code, as the standard's C binding says.  A handler
+ * created by MPICH's C++ binding (libmpichcxx.so.12) is called through the caller that binding
+ * registered (MPII_Errhandler_set_cxx, binding/mpich.c), which turns the handle into a C++
+ * object for the user's function.
  */
 #include "comm/comm.h"
 #include <stdlib.h>
@@ -17,6 +20,7 @@ typedef struct mp_errhandler {
     int handle;
     int kind;                         /* MP_EH_COMM, MP_EH_WIN, ... */
     mp_errhandler_fn *fn;
+    mp_errhandler_caller *caller;     /* MPICH's C++ binding calls fn for us; else NULL */
     atomic_int refs;
 } mp_errhandler;
 
@@ -68,6 +72,25 @@ void mp_errhandler_release(MPI_Errhandler h)
     }
 }
 
+void mp_errhandler_set_caller(MPI_Errhandler h, mp_errhandler_caller *caller)
+{
+    mp_errhandler *eh = is_predefined(h) ? NULL : mp_table_lookup(&eh_table, h);
+    if (eh)
+        eh->caller = caller;
+}
+
+/* The user function gets a pointer to a copy of the code; MPICH's C++ caller also the kind
+ * of object, numbered as MPICH numbers them (comm 0, file 1, window 2). */
+static void run(mp_errhandler *eh, void *obj_handle, int code)
+{
+    int c = code;
+    if (eh->caller)
+        eh->caller(eh->kind == MP_EH_FILE ? 1 : eh->kind == MP_EH_WIN ? 2 : 0, obj_handle, &c,
+                   eh->fn);
+    else
+        eh->fn(obj_handle, &c);
+}
+
 int mp_errhandler_call(MPI_Errhandler h, void *obj_handle, int code)
 {
     if (h == MPI_ERRORS_RETURN)
@@ -79,8 +102,7 @@ int mp_errhandler_call(MPI_Errhandler h, void *obj_handle, int code)
                 mp_error_class_of(code));
         mp_abort_job(mp_error_class_of(code), msg);
     }
-    int c = code;
-    eh->fn(obj_handle, &c);
+    run(eh, obj_handle, code);
     return MPI_SUCCESS;
 }
 
@@ -90,8 +112,7 @@ static int errhandler_invoke(mp_comm *comm, int h, int code)
     if (!eh)
         return 0;
     MPI_Comm handle = comm->handle;
-    int c = code;
-    eh->fn(&handle, &c);
+    run(eh, &handle, code);
     return 1;
 }
 
