@@ -28,7 +28,6 @@
  */
 #include "bench.h"
 
-#define RMA_MAX_WINDOW 64
 enum { K_PUT, K_GET, K_ACC, K_FOP, K_CAS };
 
 typedef struct rma_ctx {
@@ -39,13 +38,6 @@ typedef struct rma_ctx {
     int window, kind;
     long one;        /* fetch-and-op and compare-and-swap operand */
 } rma_ctx;
-
-static int rma_window(long size)
-{
-    int w = RMA_MAX_WINDOW;
-    while (w > 4 && (long)w * size > (64L << 20)) w /= 2;
-    return w;
-}
 
 static void issue(rma_ctx *c, int j)
 {
@@ -107,7 +99,7 @@ static int series(rma_ctx *c, const char *name, int kind, long min, long max, in
         if (sizes[i] > max) break;
         if (bench_skip_if_over_budget(name, sizes[i])) return 0;
         c->size = sizes[i];
-        c->window = bw ? rma_window(sizes[i]) : 1;
+        c->window = bw ? bench_window(sizes[i]) : 1;
         double t = bench_measure(fence ? fence_op : lock_op, c);
         if (bw) bench_report(name, sizes[i], (double)c->size * c->window / t / 1e6, "MB/s");
         else bench_report(name, sizes[i], t * 1e6, "us");
