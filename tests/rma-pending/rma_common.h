@@ -41,6 +41,16 @@ static __attribute__((unused)) int rma_lib(void)
     return lib;
 }
 
+/* MPI_Init, rank and size of MPI_COMM_WORLD, whose errors are then returned (CHECK_MPI
+ * reports them). */
+static __attribute__((unused)) void rma_init(int *argc, char ***argv, int *me, int *np)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, me);
+    MPI_Comm_size(MPI_COMM_WORLD, np);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
 enum { FL_CREATE, FL_ALLOCATE, FL_SHARED, FL_DYNAMIC, FL_COUNT };
 static const char *const rma_flavor_name[FL_COUNT] = {"create", "allocate", "allocate_shared",
                                                       "create_dynamic"};

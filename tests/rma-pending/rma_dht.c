@@ -153,10 +153,7 @@ static void run(int flavor)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rma_init(&argc, &argv, &me, &np);
     run(FL_ALLOCATE);
     run(FL_DYNAMIC);
     MPI_Finalize();

@@ -212,10 +212,7 @@ static void one_pair(int lo, int lt, long n, int fence)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rma_init(&argc, &argv, &me, &np);
     int pairs = 0;
     static const long ns[] = {240, 24000};
     for (int si = 0; si < 2; si++)

@@ -365,10 +365,7 @@ static void ordering(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rma_init(&argc, &argv, &me, &np);
     CHECK(np <= 16, "at most 16 ranks (subsets of the other ranks are enumerated)");
     int pairs = 0;
     for (int k = 0; k < K_COUNT; k++)

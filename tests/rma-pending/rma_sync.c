@@ -289,10 +289,7 @@ static void run_combo(const combo *cb, rma_win *w, MPI_Group in, MPI_Group out, 
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rma_init(&argc, &argv, &me, &np);
 
     MPI_Group world, in, out;
     int from = (me + np - 1) % np, to = (me + 1) % np;

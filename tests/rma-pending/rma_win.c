@@ -303,10 +303,7 @@ static void test_shared(int noncontig, int all_empty)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rma_init(&argc, &argv, &me, &np);
     CHECK(np <= 64, "at most 64 ranks");
     test_flavor(FL_CREATE);
     test_flavor(FL_ALLOCATE);

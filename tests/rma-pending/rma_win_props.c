@@ -293,10 +293,7 @@ static void test_info(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rma_init(&argc, &argv, &me, &np);
     test_keyvals();
     test_names();
     test_errhandlers();
