@@ -1,4 +1,5 @@
 /* mempi-test: np=1,2,3,5 timeout=180 */
+/* mempi-test: np=2,3 timeout=180 env=MEMPI_CMA=0 */
 /* rma_errors.c -- bad input to the one-sided functions: the right error class, a message naming the function (and the value), and a window that still works.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Windows use MPI_ERRORS_RETURN (MPI_COMM_WORLD and MPI_COMM_SELF too, for errors raised on

@@ -1,4 +1,5 @@
 /* mempi-test: np=1,2,3,5 timeout=300 */
+/* mempi-test: np=2,3 timeout=180 env=MEMPI_CMA=0 */
 /* rma_threads.c -- one-sided communication under MPI_THREAD_MULTIPLE: a window per thread, and threads sharing one window under lock_all + flush.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Part 1: each of NT threads of every rank owns a duplicate of MPI_COMM_WORLD, creates a

@@ -1,4 +1,5 @@
 /* mempi-test: np=1,2,3,5 timeout=180 */
+/* mempi-test: np=2,3 timeout=180 env=MEMPI_CMA=0 */
 /* rma_win.c -- window creation: every flavor, zero-size windows, displacement units, the predefined attributes, shared-memory queries and load/store, dynamic attach/detach.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Every rank's window has a different size: 8 * (P + r) + 3 bytes on rank r (the last three

@@ -1,4 +1,5 @@
 /* mempi-test: np=1,2,3,5 timeout=120 */
+/* mempi-test: np=2,3 timeout=180 env=MEMPI_CMA=0 */
 /* rma_win_props.c -- what a window carries besides memory: user keyvals and their callbacks, names, error handlers, info hints.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Keyvals: an attribute set, overwritten (the delete callback sees the old value, the window,
