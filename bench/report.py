@@ -10,9 +10,10 @@
 # rounds that produced it.  The "best peer" is the better of MPICH and Open
 # MPI: the larger value for rates (MB/s, msg/s), the smaller for times (us).
 # The ratio is MemPI / best peer, so it is < 1 when MemPI is faster for
-# times and > 1 when MemPI is faster for rates.  The targets of issue 9 are
-# checked against these medians and every one not met is listed with its
-# reason.  Plots need matplotlib; without it the report is written anyway.
+# times and > 1 when MemPI is faster for rates.  The targets of issue 9 (and of
+# issues 8, 11 and 20 for the programs they concern) are checked against these
+# medians and every one not met is listed with its reason.  Plots need
+# matplotlib; without it the report is written anyway.
 import argparse
 import collections
 import glob
@@ -28,6 +29,8 @@ PEERS = ["mpich", "openmpi"]
 RATE_UNITS = {"MB/s", "msg/s"}
 COLLECTIVES = ["barrier", "bcast", "allreduce", "reduce", "allgather", "gather", "scatter",
                "alltoall", "reduce_scatter", "scan"]
+RMA_NAMES = ["put_lat", "get_lat", "fop_lat", "cas_lat", "acc_lat", "put_bw", "get_bw", "acc_bw",
+             "put_fence_lat", "get_fence_lat", "put_fence_bw", "get_fence_bw"]   # bench/src/rma.c
 CASE_TEXT = {"np2": "2 ranks on 2 cores", "np4": "4 ranks on 2 cores (oversubscribed)",
              "nodes2x1": "2 namespace nodes x 1 rank (TCP over a veth bridge)",
              "nodes2x2": "2 namespace nodes x 2 ranks (shared memory inside, TCP between)"}
@@ -131,7 +134,7 @@ def results_table(med, units, case, libs, noisy):
     for (c, name, size) in med:
         if c == case and name not in names:
             names.append(name)
-    order = ["latency", "bw", "bibw", "msgrate"] + COLLECTIVES + ["halo", "cg", "cgfixed", "sort"]
+    order = ["latency", "bw", "bibw", "msgrate"] + COLLECTIVES + ["halo", "cg", "cgfixed", "sort"] + RMA_NAMES
     names.sort(key=lambda n: order.index(n) if n in order else 99)
     lines = ["| benchmark | size | unit | " + " | ".join(LIB_NAMES[l] for l in libs)
              + " | best peer | MemPI / best peer |",
@@ -297,6 +300,60 @@ def check_nodes(med, noisy):
     return rows
 
 
+def check_rma(med, units, noisy):
+    """Issue 20's targets for the one-sided program (bench/src/rma.c), rows as in check_targets.
+
+    On one node (np cases): put, get and fetch-and-op latency (8 B, lock/flush) at most 0.5x the
+    faster peer, and put and get bandwidth (64 KiB - 4 MiB, lock/flush and fence) at least the
+    faster peer's.  Between namespace nodes with one rank per node: no slower than the best peer
+    (latency <= 1.0, bandwidth >= 1.0); with more ranks per node the machine is oversubscribed and
+    the rows are informative.  Compare-and-swap and accumulate latency, accumulate bandwidth and
+    latency under fence have no target of their own: informative rows."""
+    rows = []
+    cases = sorted({k[0] for k in med if any(k[1] == n for n in RMA_NAMES)}, key=case_order)
+    for case in cases:
+        node = case.startswith("nodes")
+        judged_case = not node or case.endswith("x1")
+        points = [(n, 8, "lat") for n in ("put_lat", "get_lat", "fop_lat")]
+        points += [(n, s, "bw") for n in ("put_bw", "get_bw", "put_fence_bw", "get_fence_bw")
+                   for s in (65536, 262144, 1048576, 4194304)]
+        points += [(n, 8, "info") for n in ("cas_lat", "acc_lat", "put_fence_lat", "get_fence_lat")]
+        points += [("acc_bw", 1048576, "info")]
+        for name, size, kind in points:
+            per = med.get((case, name, size))
+            point = "%s %s" % (name, human_size(size))
+            if not per:
+                if kind != "info":
+                    rows.append(("one-sided (issue 20)", case, point, "-", "-", "-", "-",
+                                 "not measured"))
+                continue
+            peer, pv = best_peer(name, per, units)
+            if "mempi" not in per or pv is None:
+                rows.append(("one-sided (issue 20)", case, point, fmt(per.get("mempi")),
+                             "%s (%s)" % (fmt(pv), LIB_NAMES.get(peer, "-")), "-", "-",
+                             "informative" if kind == "info" else "NOT MET (not measured)"))
+                continue
+            ratio = per["mempi"] / pv
+            if kind == "lat":
+                limit = 1.0 if node else 0.5
+                wanted, ok = "<= %.2f" % limit, ratio <= limit
+            elif kind == "bw":
+                wanted, ok = ">= 1.00", ratio >= 1.0
+            if kind == "info" or not judged_case:
+                wanted = "-"
+                verdict = "informative" + ("" if kind == "info" else
+                                           " (more than 1 rank per node: oversubscribed)")
+            else:
+                verdict = "met" if ok else "NOT MET: measured ratio %.2f" % ratio
+            if (case, name, size) in noisy:
+                verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
+            target = {"lat": "latency <= %s the faster peer" % ("1x" if node else "0.5x"),
+                      "bw": "bandwidth >= the faster peer", "info": "no target"}[kind]
+            rows.append((target, case, point, fmt(per["mempi"]), "%s (%s)" % (fmt(pv), LIB_NAMES[peer]),
+                         "%.2f" % ratio, wanted, verdict))
+    return rows
+
+
 def read_machine(raw):
     info = collections.OrderedDict()
     try:
@@ -435,6 +492,10 @@ def main():
         target_table(out, "\n## Targets (issue 11: ranks on network-namespace nodes)", "reference",
                      nrows, " (flat = MemPI with barrier dissemination, bcast binomial, allreduce and "
                      "allgather recursive doubling)")
+    rrows = check_rma(med, units, noisy)
+    if rrows:
+        target_table(out, "\n## Targets (issue 20: one-sided communication, bench/src/rma.c)", "best peer",
+                     rrows, " (lock/flush unless the name says fence; latency = operation + flush)")
     if not any(k[0] not in ("np2", "np4") for k in med):
         out.append("\nThe cases with ranks spread over network-namespace nodes were not run this time "
                    "(`bench/run --cases nodes2x1,nodes2x2`, as root).")

@@ -197,6 +197,16 @@ static inline bench_pair bench_pairing(void)
     return p;
 }
 
+/* Streaming programs keep a window of operations in flight: BENCH_MAX_WINDOW, halved for
+ * large messages until window * size <= 64 MiB (but never below 4). */
+#define BENCH_MAX_WINDOW 64
+static inline int bench_window(long size)
+{
+    int w = BENCH_MAX_WINDOW;
+    while (w > 4 && (long)w * size > (64L << 20)) w /= 2;
+    return w;
+}
+
 /* Page-touched, 64-byte aligned buffer (never NULL for size 0). */
 static inline char *bench_alloc(size_t bytes)
 {

@@ -7,8 +7,6 @@
  */
 #include "bench.h"
 
-#define BIBW_MAX_WINDOW 64
-
 typedef struct bibw_ctx {
     bench_pair pair;
     char *sbuf, *rbuf;
@@ -16,17 +14,10 @@ typedef struct bibw_ctx {
     int window;
 } bibw_ctx;
 
-static int bibw_window(long size)
-{
-    int w = BIBW_MAX_WINDOW;
-    while (w > 4 && (long)w * size > (64L << 20)) w /= 2;
-    return w;
-}
-
 static void bibw_op(void *arg, long iters)
 {
     bibw_ctx *c = arg;
-    MPI_Request req[2 * BIBW_MAX_WINDOW];
+    MPI_Request req[2 * BENCH_MAX_WINDOW];
     if (c->pair.partner < 0) return;
     for (long i = 0; i < iters; i++) {
         for (int j = 0; j < c->window; j++)
@@ -52,7 +43,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nsizes; i++) {
         if (bench_skip_if_over_budget("bibw", sizes[i])) break;
         c.size = sizes[i];
-        c.window = bibw_window(sizes[i]);
+        c.window = bench_window(sizes[i]);
         double t = bench_measure(bibw_op, &c);
         bench_report("bibw", sizes[i], 2.0 * c.size * c.window / t / 1e6, "MB/s");
     }

@@ -9,8 +9,6 @@
  */
 #include "bench.h"
 
-#define BW_MAX_WINDOW 64
-
 typedef struct bw_ctx {
     bench_pair pair;
     char *sbuf, *rbuf;
@@ -18,17 +16,10 @@ typedef struct bw_ctx {
     int window;
 } bw_ctx;
 
-static int bw_window(long size)
-{
-    int w = BW_MAX_WINDOW;
-    while (w > 4 && (long)w * size > (64L << 20)) w /= 2;
-    return w;
-}
-
 static void bw_op(void *arg, long iters)
 {
     bw_ctx *c = arg;
-    MPI_Request req[BW_MAX_WINDOW];
+    MPI_Request req[BENCH_MAX_WINDOW];
     int ack = 0;
     if (c->pair.partner < 0) return;
     for (long i = 0; i < iters; i++) {
@@ -61,7 +52,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nsizes; i++) {
         if (bench_skip_if_over_budget("bw", sizes[i])) break;
         c.size = sizes[i];
-        c.window = bw_window(sizes[i]);
+        c.window = bench_window(sizes[i]);
         double t = bench_measure(bw_op, &c);
         bench_report("bw", sizes[i], (double)c.size * c.window / t / 1e6, "MB/s");
     }
