@@ -267,7 +267,11 @@ void      mp_status_set_bytes(MPI_Status *st, MPI_Count bytes);
 MPI_Count mp_status_bytes(const MPI_Status *st);
 void      mp_status_set_cancelled(MPI_Status *st, int flag);
 int       mp_status_cancelled(const MPI_Status *st);
-void      mp_status_empty(MPI_Status *st);       /* the standard's "empty" status */
+/* The standard's "empty" status and a request's status handed to the user: neither writes
+ * MPI_ERROR, which only a multiple-completion call returning MPI_ERR_IN_STATUS may set
+ * (MPI 4.0 3.2.5).  mp_status_copy ignores dst == MPI_STATUS_IGNORE. */
+void      mp_status_empty(MPI_Status *st);
+void      mp_status_copy(MPI_Status *dst, const MPI_Status *src);
 
 /* ---------------------------------------------------------------------------------------------
  * Progress engine and waiting policy
