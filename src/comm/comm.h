@@ -166,6 +166,10 @@ int  mp_topo_neighbors(mp_comm *comm, int *indeg, int **in, int *outdeg, int **o
 int  mp_cart_rank_of(const mp_topo *t, const int *coords, int *rank);  /* periodic wrap */
 void mp_cart_coords_of(const mp_topo *t, int rank, int *coords);
 int  mp_cart_shift_of(const mp_topo *t, int rank, int d, int disp, int *src, int *dst);
+/* MPI_Dims_create's free part: n >= 1 as k >= 1 non-increasing factors "as close to each other
+ * as possible" -- the smallest largest-minus-smallest, then the smallest sum, then the
+ * lexicographically largest, which is MPICH's answer for every n <= 20000, k <= 6. */
+void mp_dims_balanced(int n, int k, int *dims);
 
 /* ---------------------------------------------------------------------------------------------
  * Attributes (attr.c).  Keyvals are typed by the object kind they attach to (MP_OBJ_COMM,
