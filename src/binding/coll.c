@@ -59,7 +59,7 @@ static int check_info(const char *F, MPI_Comm comm_h, MPI_Info info)
 
 static int check_op(const char *F, mp_comm *comm, MPI_Op op, const mp_datatype *dt)
 {
-    int err = mp_op_check(F, op, dt);
+    int err = mp_op_check_reduction(F, op, dt);
     return err ? mp_error_raise(comm, err, F) : MPI_SUCCESS;
 }
 
