@@ -389,7 +389,9 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 #pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 
 /* ---------------------------------------------------------------------------------------------
- * MPI_Status_set_elements: the status stores bytes, so elements become count * size.
+ * MPI_Status_set_elements: the status stores bytes, so n elements become the bytes of the first
+ * n basic elements of the type's stream (a struct's members differ in size), which
+ * MPI_Get_elements and MPI_Get_count then read back.
  * ------------------------------------------------------------------------------------------- */
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
@@ -400,13 +402,10 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
         (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
         (err = mp_dtarg_nonneg(F, "count", count)))
         return err;
-    /* count is in basic elements; for a type of one basic type that is count * basic size */
-    MPI_Count bytes = count * dt->size;
-    if (dt->basic != MPI_DATATYPE_NULL) {
-        mp_datatype *b = mp_datatype_get(dt->basic);
-        if (b && b->size)
-            bytes = count * b->size;
-    }
+    MPI_Count bytes = mp_datatype_elements_bytes(dt, count);
+    if (bytes < 0 || bytes > ((MPI_Count)1 << 62))
+        return mp_error(NULL, MPI_ERR_COUNT, F, "count %lld of %s is too large for a status",
+                        (long long)count, dt->name[0] ? dt->name : "the datatype");
     mp_status_set_bytes(status, bytes);
     return MPI_SUCCESS;
 }

@@ -102,6 +102,9 @@ int  mp_datatype_register(mp_datatype *dt, MPI_Datatype *handle);
 /* Number of basic elements in the first `bytes` bytes of the packed stream of dt (for
  * MPI_Get_elements); MPI_UNDEFINED when the bytes end inside a basic element. */
 MPI_Count mp_datatype_elements(const mp_datatype *dt, MPI_Count bytes);
+/* The inverse, for MPI_Status_set_elements: the bytes of the first `elements` basic elements
+ * of a stream of dt (whole items, then the first elements of one more); -1 on overflow. */
+MPI_Count mp_datatype_elements_bytes(const mp_datatype *dt, MPI_Count elements);
 
 /* external32 representation (big-endian, the standard's sizes: MPI_LONG is 4 bytes there,
  * long double IEEE binary128).  Both return the external32 bytes written or read;

@@ -293,3 +293,25 @@ MPI_Count mp_datatype_elements(const mp_datatype *dt, MPI_Count bytes)
     free(one.run);
     return count;
 }
+
+MPI_Count mp_datatype_elements_bytes(const mp_datatype *dt, MPI_Count elements)
+{
+    if (elements <= 0 || dt->size == 0)
+        return 0;
+    sig one = { 0 };
+    sig_one(&one, dt);
+    MPI_Count per = 0;
+    for (int64_t i = 0; i < one.n; i++)
+        per += one.run[i].bytes / one.run[i].elem;
+    MPI_Count whole = elements / per, rest = elements % per, bytes = -1;
+    if (whole <= INT64_MAX / dt->size) {
+        bytes = whole * dt->size;
+        for (int64_t i = 0; i < one.n && rest > 0; i++) {
+            MPI_Count n = one.run[i].bytes / one.run[i].elem, take = rest < n ? rest : n;
+            bytes += take * one.run[i].elem;
+            rest -= take;
+        }
+    }
+    free(one.run);
+    return bytes;
+}
