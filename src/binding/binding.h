@@ -50,6 +50,11 @@ int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req);
 int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
+/* A handle a call creates is the null handle until the call succeeds: every creator sets it
+ * first, so a failing call, checked argument or not, leaves it at MPI_COMM_NULL,
+ * MPI_REQUEST_NULL... (as MPICH does) and a program that ignores the error code meets a null
+ * handle, not garbage.  Handles of this ABI are ints (MPI_File aside). */
+#define MP_OUT_NULL(p, null) do { if ((p) != NULL) *(p) = (null); } while (0)
 /* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
 /* The MEMPI_STATS report at MPI_Finalize (stats.c): gathers every rank's counters. */

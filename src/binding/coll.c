@@ -66,6 +66,8 @@ static int check_op(const char *F, mp_comm *comm, MPI_Op op, const mp_datatype *
 static int check_common(const char *F, MPI_Comm comm_h, mp_comm **comm, MPI_Request *request,
                         int nonblocking)
 {
+    if (nonblocking)
+        MP_OUT_NULL(request, MPI_REQUEST_NULL);
     int err = mp_arg_comm(F, comm_h, comm);
     if (!err && nonblocking)
         err = mp_arg_request_ptr(F, *comm, request);

@@ -52,6 +52,7 @@ static MPI_Aint *to_aints(MPI_Count n, const MPI_Count *src)
 static int large_args(const char *F, MPI_Count count, MPI_Datatype oldtype, mp_datatype **old,
                       const void *newtype)
 {
+    MP_OUT_NULL((MPI_Datatype *)newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_nonneg(F, "count", count)) ||
         (err = mp_dtarg_ptr(F, "newtype", newtype)))
@@ -247,6 +248,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_struct_c";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if (fits(count) && all_fit(count, array_of_blocklengths)) {
         int *bl = to_ints(count, array_of_blocklengths);
@@ -299,6 +301,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_subarray_c";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
         (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
@@ -323,6 +326,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_darray_c";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes);
     if (err)
         return err;

@@ -7,6 +7,7 @@
 
 static int op_create(const char *F, void *fn, int big, int commute, MPI_Op *op)
 {
+    MP_OUT_NULL(op, MPI_OP_NULL);
     int err = mp_arg_initialized(F);
     if (err)
         return err;

@@ -487,6 +487,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Grequest_start";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     int err;
     if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)))
         return err;

@@ -104,6 +104,7 @@ int PMPI_Cart_create(MPI_Comm h, int ndims, const int dims[], const int periods[
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Cart_create";
+    MP_OUT_NULL(comm_cart, MPI_COMM_NULL);
     mp_comm *comm;
     long prod;
     int err;
@@ -243,6 +244,7 @@ int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Cart_sub";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     mp_topo *t = NULL;
     int err;
@@ -338,6 +340,7 @@ int PMPI_Graph_create(MPI_Comm h, int nnodes, const int index[], const int edges
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Graph_create";
+    MP_OUT_NULL(comm_graph, MPI_COMM_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
@@ -531,6 +534,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm h, int indegree, const int sources[
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Dist_graph_create_adjacent";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
@@ -633,6 +637,7 @@ int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int deg
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Dist_graph_create";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||

@@ -371,6 +371,7 @@ int  mp_error_class_of(int code);
 const char *mp_error_message(int code);   /* specific message of a code, or class text */
 const char *mp_error_class_text(int cls);
 int  mp_unsupported(const char *func);   /* MPI_ERR_UNSUPPORTED_OPERATION, clear message */
+int  mp_unsupported_on(mp_comm *comm, const char *func);   /* ... through comm's handler */
 /* User-defined error classes and codes (MPI_Add_error_class/code/string). */
 int  mp_error_add_class(int *cls);
 int  mp_error_add_code(int cls, int *code);
