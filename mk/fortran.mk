@@ -46,7 +46,7 @@ $(BUILD)/bin/mpif77 $(BUILD)/bin/mpif90: $(BUILD)/bin/mpifort
 ifneq ($(FORTRAN_HAVE_FC),)
 $(BUILD)/include/mpi.mod: src/fortran/mpi.f90 $(BUILD)/include/mpif.h
 	@mkdir -p $(BUILD)/obj/fortran
-	$(FC) -c -I$(BUILD)/include -J$(BUILD)/include $< -o $(BUILD)/obj/fortran/mpi_mod.o
+	$(FC) -cpp -c -I$(BUILD)/include -J$(BUILD)/include $< -o $(BUILD)/obj/fortran/mpi_mod.o
 FORTRAN_MODULE := $(BUILD)/include/mpi.mod
 else
 FORTRAN_MODULE :=

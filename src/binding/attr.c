@@ -97,7 +97,10 @@ int PMPI_Keyval_free(int *keyval)
 }
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 
-static int comm_set_attr(const char *F, MPI_Comm h, int keyval, void *value)
+/* Attribute access in every language form (comm.h, MP_ATTR_*): the C entry points below pass
+ * MP_ATTR_PTR, the Fortran ones (fortran/attr.c) MP_ATTR_AINT or, for MPI_ATTR_PUT/GET,
+ * MP_ATTR_INT. */
+int mp_comm_attr_put(const char *F, MPI_Comm h, int keyval, MPI_Aint value, int kind)
 {
     mp_comm *comm;
     int err;
@@ -108,44 +111,54 @@ static int comm_set_attr(const char *F, MPI_Comm h, int keyval, void *value)
                         (unsigned)keyval);
     if (mp_keyval_check(MP_OBJ_COMM, keyval, 0))
         return keyval_error(F, comm, keyval, "communicator");
-    return mp_ret(comm, F, mp_attr_set(MP_OBJ_COMM, comm->handle, &comm->attrs, keyval, value));
+    return mp_ret(comm, F, mp_attr_set(MP_OBJ_COMM, comm->handle, &comm->attrs, keyval, value,
+                                       kind));
 }
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
-{
-    return comm_set_attr("MPI_Comm_set_attr", comm, keyval, value);
-}
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
-
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void *value)
-{
-    return comm_set_attr("MPI_Attr_put", comm, keyval, value);
-}
-#pragma weak MPI_Attr_put = PMPI_Attr_put
-
-static int comm_get_attr(const char *F, MPI_Comm h, int keyval, void *value, int *flag)
+int mp_comm_attr_fetch(const char *F, MPI_Comm h, int keyval, void *value, int *flag, int kind)
 {
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_ptr(F, comm, value, "attribute_val")) ||
         (err = arg_ptr(F, comm, flag, "flag")))
         return err;
-    if (is_comm_predefined(keyval))
-        return mp_attr_predefined(keyval, (void **)value, flag);
-    if (mp_keyval_check(MP_OBJ_COMM, keyval, 0))
+    if (is_comm_predefined(keyval)) {
+        void *p = NULL;
+        mp_attr_predefined(keyval, &p, flag);
+        if (*flag && kind == MP_ATTR_PTR)
+            *(void **)value = p;
+        else if (*flag && kind == MP_ATTR_AINT)
+            *(MPI_Aint *)value = *(int *)p;
+        else if (*flag)
+            *(int *)value = *(int *)p;
+        return MPI_SUCCESS;
+    }
+    if (mp_keyval_check(MP_OBJ_COMM, keyval, MP_KEYVAL_FREED))
         return keyval_error(F, comm, keyval, "communicator");
-    return mp_ret(comm, F, mp_attr_get(MP_OBJ_COMM, comm->attrs, keyval, (void **)value, flag));
+    return mp_ret(comm, F, mp_attr_get(MP_OBJ_COMM, comm->attrs, keyval, kind, value, flag));
 }
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
+{
+    return mp_comm_attr_put("MPI_Comm_set_attr", comm, keyval, (MPI_Aint)value, MP_ATTR_PTR);
+}
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *value)
+{
+    return mp_comm_attr_put("MPI_Attr_put", comm, keyval, (MPI_Aint)value, MP_ATTR_PTR);
+}
+#pragma weak MPI_Attr_put = PMPI_Attr_put
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 {
-    return comm_get_attr("MPI_Comm_get_attr", comm, keyval, value, flag);
+    return mp_comm_attr_fetch("MPI_Comm_get_attr", comm, keyval, value, flag, MP_ATTR_PTR);
 }
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
 {
-    return comm_get_attr("MPI_Attr_get", comm, keyval, value, flag);
+    return mp_comm_attr_fetch("MPI_Attr_get", comm, keyval, value, flag, MP_ATTR_PTR);
 }
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 
@@ -158,7 +171,7 @@ static int comm_delete_attr(const char *F, MPI_Comm h, int keyval)
     if (is_comm_predefined(keyval))
         return mp_error(comm, MPI_ERR_KEYVAL, F, "cannot delete the predefined attribute 0x%x",
                         (unsigned)keyval);
-    if (mp_keyval_check(MP_OBJ_COMM, keyval, 0))
+    if (mp_keyval_check(MP_OBJ_COMM, keyval, MP_KEYVAL_FREED))
         return keyval_error(F, comm, keyval, "communicator");
     return mp_ret(comm, F, mp_attr_delete(MP_OBJ_COMM, comm->handle, &comm->attrs, keyval));
 }
@@ -213,30 +226,39 @@ int PMPI_Type_free_keyval(int *keyval)
 }
 #pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
 
-int PMPI_Type_set_attr(MPI_Datatype h, int keyval, void *value)
+int mp_type_attr_put(const char *F, MPI_Datatype h, int keyval, MPI_Aint value, int kind)
 {
-    static const char *const F = "MPI_Type_set_attr";
     mp_datatype *dt = NULL;
     int err;
     if ((err = mp_arg_initialized(F)) || (err = arg_type(F, h, &dt)))
         return err;
     if (mp_keyval_check(MP_OBJ_DATATYPE, keyval, 0))
         return keyval_error(F, NULL, keyval, "datatype");
-    return mp_ret(NULL, F, mp_attr_set(MP_OBJ_DATATYPE, h, &dt->attrs, keyval, value));
+    return mp_ret(NULL, F, mp_attr_set(MP_OBJ_DATATYPE, h, &dt->attrs, keyval, value, kind));
 }
-#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 
-int PMPI_Type_get_attr(MPI_Datatype h, int keyval, void *value, int *flag)
+int mp_type_attr_fetch(const char *F, MPI_Datatype h, int keyval, void *value, int *flag,
+                       int kind)
 {
-    static const char *const F = "MPI_Type_get_attr";
     mp_datatype *dt = NULL;
     int err;
     if ((err = mp_arg_initialized(F)) || (err = arg_type(F, h, &dt)) ||
         (err = arg_ptr(F, NULL, value, "attribute_val")) || (err = arg_ptr(F, NULL, flag, "flag")))
         return err;
-    if (mp_keyval_check(MP_OBJ_DATATYPE, keyval, 0))
+    if (mp_keyval_check(MP_OBJ_DATATYPE, keyval, MP_KEYVAL_FREED))
         return keyval_error(F, NULL, keyval, "datatype");
-    return mp_ret(NULL, F, mp_attr_get(MP_OBJ_DATATYPE, dt->attrs, keyval, (void **)value, flag));
+    return mp_ret(NULL, F, mp_attr_get(MP_OBJ_DATATYPE, dt->attrs, keyval, kind, value, flag));
+}
+
+int PMPI_Type_set_attr(MPI_Datatype h, int keyval, void *value)
+{
+    return mp_type_attr_put("MPI_Type_set_attr", h, keyval, (MPI_Aint)value, MP_ATTR_PTR);
+}
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+
+int PMPI_Type_get_attr(MPI_Datatype h, int keyval, void *value, int *flag)
+{
+    return mp_type_attr_fetch("MPI_Type_get_attr", h, keyval, value, flag, MP_ATTR_PTR);
 }
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 
@@ -247,7 +269,7 @@ int PMPI_Type_delete_attr(MPI_Datatype h, int keyval)
     int err;
     if ((err = mp_arg_initialized(F)) || (err = arg_type(F, h, &dt)))
         return err;
-    if (mp_keyval_check(MP_OBJ_DATATYPE, keyval, 0))
+    if (mp_keyval_check(MP_OBJ_DATATYPE, keyval, MP_KEYVAL_FREED))
         return keyval_error(F, NULL, keyval, "datatype");
     return mp_ret(NULL, F, mp_attr_delete(MP_OBJ_DATATYPE, h, &dt->attrs, keyval));
 }

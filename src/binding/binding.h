@@ -50,11 +50,26 @@ int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req);
 int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
+/* A handle a call creates is the null handle until the call succeeds: every creator sets it
+ * first, so a failing call, checked argument or not, leaves it at MPI_COMM_NULL,
+ * MPI_REQUEST_NULL... (as MPICH does) and a program that ignores the error code meets a null
+ * handle, not garbage.  Handles of this ABI are ints (MPI_File aside). */
+#define MP_OUT_NULL(p, null) do { if ((p) != NULL) *(p) = (null); } while (0)
 /* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
 /* The MEMPI_STATS report at MPI_Finalize (stats.c): gathers every rank's counters. */
 void mp_stats_report(void);
 
+/* Attributes of communicators and datatypes with the value in a given language form
+ * (comm/comm.h, MP_ATTR_*): what MPI_Comm_set_attr/get_attr do for C, and the Fortran
+ * bindings for INTEGER(KIND=MPI_ADDRESS_KIND) and MPI-1 INTEGER values.  fetch stores a
+ * void *, an MPI_Aint or an int into *value, by kind. */
+int mp_comm_attr_put(const char *F, MPI_Comm comm, int keyval, MPI_Aint value, int kind);
+int mp_comm_attr_fetch(const char *F, MPI_Comm comm, int keyval, void *value, int *flag,
+                       int kind);
+int mp_type_attr_put(const char *F, MPI_Datatype type, int keyval, MPI_Aint value, int kind);
+int mp_type_attr_fetch(const char *F, MPI_Datatype type, int keyval, void *value, int *flag,
+                       int kind);
 /* Routes an error code from a lower layer through comm's handler (no-op for MPI_SUCCESS). */
 static inline int mp_ret(mp_comm *comm, const char *func, int err)
 {

@@ -59,13 +59,15 @@ static int check_info(const char *F, MPI_Comm comm_h, MPI_Info info)
 
 static int check_op(const char *F, mp_comm *comm, MPI_Op op, const mp_datatype *dt)
 {
-    int err = mp_op_check(F, op, dt);
+    int err = mp_op_check_reduction(F, op, dt);
     return err ? mp_error_raise(comm, err, F) : MPI_SUCCESS;
 }
 
 static int check_common(const char *F, MPI_Comm comm_h, mp_comm **comm, MPI_Request *request,
                         int nonblocking)
 {
+    if (nonblocking)
+        MP_OUT_NULL(request, MPI_REQUEST_NULL);
     int err = mp_arg_comm(F, comm_h, comm);
     if (!err && nonblocking)
         err = mp_arg_request_ptr(F, *comm, request);

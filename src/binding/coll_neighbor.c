@@ -104,6 +104,8 @@ static int do_neighbor(const char *F, int kind, const nargs *a, MPI_Comm comm_h,
 {
     mp_comm *comm;
     mp_request *r = NULL;
+    if (nb)
+        MP_OUT_NULL(request, MPI_REQUEST_NULL);
     int indeg, outdeg, err = mp_arg_comm(F, comm_h, &comm);
     if (err || (nb && (err = mp_arg_request_ptr(F, comm, request))) ||
         (err = degrees(F, comm, &indeg, &outdeg)))

@@ -47,6 +47,7 @@ static int dup_extras(mp_comm *old, mp_comm *c, MPI_Info info, int use_info)
 
 static int comm_dup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI_Comm *newcomm)
 {
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")))
@@ -76,6 +77,8 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 static int comm_idup(const char *F, MPI_Comm h, MPI_Info info, int use_info, MPI_Comm *newcomm,
                      MPI_Request *request)
 {
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, request, "request")) ||
@@ -151,6 +154,7 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group group, MPI_Comm *newcomm)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_create";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     mp_group *g = NULL;
     int err;
@@ -176,6 +180,7 @@ int PMPI_Comm_create_group(MPI_Comm h, MPI_Group group, int tag, MPI_Comm *newco
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_create_group";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     mp_group *g = NULL;
     int err;
@@ -204,6 +209,7 @@ int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm *newcomm)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_split";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")))
@@ -237,6 +243,7 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_split_type";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     int err, color;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newcomm, "newcomm")) ||
@@ -397,6 +404,7 @@ int PMPI_Comm_get_info(MPI_Comm h, MPI_Info *info_used)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_get_info";
+    MP_OUT_NULL(info_used, MPI_INFO_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, info_used, "info_used")))
@@ -414,6 +422,7 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h,
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Intercomm_create";
+    MP_OUT_NULL(newintercomm, MPI_COMM_NULL);
     mp_comm *local, *peer = NULL, *c;
     int err;
     if ((err = mp_arg_comm(F, local_h, &local)) || (err = arg_intra(F, local)) ||
@@ -449,6 +458,7 @@ int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm *newintracomm)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Intercomm_merge";
+    MP_OUT_NULL(newintracomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_out(F, comm, newintracomm,
@@ -505,6 +515,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Comm_create_from_group";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_group *g = NULL;
     mp_comm *c;
     int err;
@@ -527,6 +538,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Intercomm_create_from_groups";
+    MP_OUT_NULL(newintercomm, MPI_COMM_NULL);
     mp_group *lg = NULL, *rg = NULL;
     mp_comm *c;
     int err;

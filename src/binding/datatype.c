@@ -62,6 +62,7 @@ int mp_dtarg_new(const char *func, mp_datatype *dt, MPI_Datatype *newtype)
 static int common_args(const char *F, MPI_Aint count, MPI_Datatype oldtype, mp_datatype **old,
                        const void *newtype)
 {
+    MP_OUT_NULL((MPI_Datatype *)newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_nonneg(F, "count", count)))
         return err;
@@ -291,6 +292,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     return create_struct("MPI_Type_create_struct", count, array_of_blocklengths,
                          array_of_displacements, array_of_types, newtype);
 }
@@ -392,6 +394,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_subarray";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
         (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
@@ -486,6 +489,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                             MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_darray";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes)))
         return err;
@@ -518,6 +522,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_dup";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     mp_datatype *old;
     int err;
     if ((err = common_args(F, 0, oldtype, &old, newtype)))

@@ -52,6 +52,7 @@ static MPI_Aint *to_aints(MPI_Count n, const MPI_Count *src)
 static int large_args(const char *F, MPI_Count count, MPI_Datatype oldtype, mp_datatype **old,
                       const void *newtype)
 {
+    MP_OUT_NULL((MPI_Datatype *)newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_nonneg(F, "count", count)) ||
         (err = mp_dtarg_ptr(F, "newtype", newtype)))
@@ -247,6 +248,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_struct_c";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if (fits(count) && all_fit(count, array_of_blocklengths)) {
         int *bl = to_ints(count, array_of_blocklengths);
@@ -299,6 +301,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_subarray_c";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
         (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
@@ -323,6 +326,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_darray_c";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes);
     if (err)
         return err;
@@ -389,7 +393,9 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 #pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 
 /* ---------------------------------------------------------------------------------------------
- * MPI_Status_set_elements: the status stores bytes, so elements become count * size.
+ * MPI_Status_set_elements: the status stores bytes, so n elements become the bytes of the first
+ * n basic elements of the type's stream (a struct's members differ in size), which
+ * MPI_Get_elements and MPI_Get_count then read back.
  * ------------------------------------------------------------------------------------------- */
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
@@ -400,13 +406,10 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
         (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
         (err = mp_dtarg_nonneg(F, "count", count)))
         return err;
-    /* count is in basic elements; for a type of one basic type that is count * basic size */
-    MPI_Count bytes = count * dt->size;
-    if (dt->basic != MPI_DATATYPE_NULL) {
-        mp_datatype *b = mp_datatype_get(dt->basic);
-        if (b && b->size)
-            bytes = count * b->size;
-    }
+    MPI_Count bytes = mp_datatype_elements_bytes(dt, count);
+    if (bytes < 0 || bytes > ((MPI_Count)1 << 62))
+        return mp_error(NULL, MPI_ERR_COUNT, F, "count %lld of %s is too large for a status",
+                        (long long)count, dt->name[0] ? dt->name : "the datatype");
     mp_status_set_bytes(status, bytes);
     return MPI_SUCCESS;
 }

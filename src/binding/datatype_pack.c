@@ -3,7 +3,8 @@
  * The native packed format is exactly the datatype layer's packed stream (the bytes of the
  * type's data in type-map order, no header), so MPI_Pack_size is count * size and a message
  * sent as MPI_PACKED can be received with the original type and vice versa.  external32 is
- * the same stream in big-endian byte order (datatype/signature.c).  Each int-count entry point
+ * the same stream converted element by element to big-endian and the standard's sizes
+ * (datatype/signature.c), so its size is not count * size.  Each int-count entry point
  * forwards to a large-count core, which also serves the MPI-4 _c forms.
  */
 #include "binding/binding.h"
@@ -23,7 +24,8 @@ static int pack_core(const char *F, const void *inbuf, MPI_Count incount, MPI_Da
         (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
         (err = mp_dtarg_ptr(F, "position", position)))
         return err;
-    size_t bytes = mp_datatype_bytes(dt, incount);
+    size_t bytes = external ? mp_datatype_external_bytes(dt, incount)
+                            : mp_datatype_bytes(dt, incount);
     if (*position < 0 || *position > outsize || (MPI_Count)bytes > outsize - *position)
         return mp_error(comm, MPI_ERR_TRUNCATE, F, "%zu bytes do not fit at position %lld of "
                         "an output buffer of %lld bytes", bytes, (long long)*position,
@@ -52,7 +54,8 @@ static int unpack_core(const char *F, const void *inbuf, MPI_Count insize, MPI_C
         (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
         (err = mp_dtarg_ptr(F, "position", position)))
         return err;
-    size_t bytes = mp_datatype_bytes(dt, outcount);
+    size_t bytes = external ? mp_datatype_external_bytes(dt, outcount)
+                            : mp_datatype_bytes(dt, outcount);
     if (*position < 0 || *position > insize || (MPI_Count)bytes > insize - *position)
         return mp_error(comm, MPI_ERR_TRUNCATE, F, "unpacking %zu bytes at position %lld "
                         "overruns an input buffer of %lld bytes", bytes, (long long)*position,
@@ -80,7 +83,8 @@ static int size_core(const char *F, MPI_Count incount, MPI_Datatype datatype, MP
         (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
         (err = mp_dtarg_ptr(F, "size", size)))
         return err;
-    *size = (MPI_Count)mp_datatype_bytes(dt, incount);
+    *size = (MPI_Count)(external ? mp_datatype_external_bytes(dt, incount)
+                                 : mp_datatype_bytes(dt, incount));
     return MPI_SUCCESS;
 }
 

@@ -273,6 +273,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char *const F = "MPI_Type_match_size";
+    MP_OUT_NULL(datatype, MPI_DATATYPE_NULL);
     static const MPI_Datatype reals[] = { MPI_REAL4, MPI_REAL8, MPI_REAL16 };
     static const MPI_Datatype ints[] = { MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8 };
     static const MPI_Datatype complexes[] = { MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
@@ -456,6 +457,7 @@ static int f90_real_args(const char *F, const char *kind, int p, int r, MPI_Data
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_f90_real";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     static const MPI_Datatype reals[] = { MPI_REAL4, MPI_REAL8, MPI_REAL16 };
     int err = f90_real_args(F, "real", p, r, newtype);
     return err ? err : f90_type(F, MPI_COMBINER_F90_REAL, p, r, reals[f90_real_index(p, r)],
@@ -466,6 +468,7 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_f90_complex";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     static const MPI_Datatype cplx[] = { MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
     int err = f90_real_args(F, "complex", p, r, newtype);
     return err ? err : f90_type(F, MPI_COMBINER_F90_COMPLEX, p, r, cplx[f90_real_index(p, r)],
@@ -476,6 +479,7 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     static const char *const F = "MPI_Type_create_f90_integer";
+    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     MPI_Datatype named;
     int err = mp_dtarg_ptr(F, "newtype", newtype);
     if (err)

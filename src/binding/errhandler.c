@@ -32,12 +32,14 @@ static int create_errhandler(const char *F, MPI_Comm_errhandler_function *fn,
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *out)
 {
+    MP_OUT_NULL(out, MPI_ERRHANDLER_NULL);
     return create_errhandler("MPI_Comm_create_errhandler", fn, out);
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *out)
 {
+    MP_OUT_NULL(out, MPI_ERRHANDLER_NULL);
     return create_errhandler("MPI_Errhandler_create", fn, out);
 }
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
@@ -82,12 +84,14 @@ static int get_errhandler(const char *F, MPI_Comm h, MPI_Errhandler *out)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *out)
 {
+    MP_OUT_NULL(out, MPI_ERRHANDLER_NULL);
     return get_errhandler("MPI_Comm_get_errhandler", comm, out);
 }
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *out)
 {
+    MP_OUT_NULL(out, MPI_ERRHANDLER_NULL);
     return get_errhandler("MPI_Errhandler_get", comm, out);
 }
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get

@@ -136,6 +136,7 @@ enum { SET_UNION, SET_INTERSECTION, SET_DIFFERENCE };
 
 static int set_op(const char *F, MPI_Group h1, MPI_Group h2, MPI_Group *out, int op)
 {
+    MP_OUT_NULL(out, MPI_GROUP_NULL);
     mp_group *g1 = NULL, *g2 = NULL;
     int err;
     if ((err = arg_group(F, h1, "group1", &g1)) || (err = arg_group(F, h2, "group2", &g2)) ||
@@ -198,6 +199,7 @@ static int check_rank_list(const char *F, const mp_group *g, int n, const int ra
 static int incl_excl(const char *F, MPI_Group h, int n, const int ranks[], MPI_Group *out,
                      int include)
 {
+    MP_OUT_NULL(out, MPI_GROUP_NULL);
     mp_group *g = NULL;
     int err;
     if ((err = arg_group(F, h, "group", &g)) || (err = arg_ptr(F, out, "newgroup")))
@@ -273,6 +275,7 @@ static int expand_ranges(const char *F, const mp_group *g, int n, int ranges[][3
 static int range_incl_excl(const char *F, MPI_Group h, int n, int ranges[][3], MPI_Group *out,
                            int include)
 {
+    MP_OUT_NULL(out, MPI_GROUP_NULL);
     mp_group *g = NULL;
     int err, *ranks = NULL, count = 0;
     if ((err = arg_group(F, h, "group", &g)) || (err = arg_ptr(F, out, "newgroup")))
@@ -323,6 +326,7 @@ int PMPI_Group_range_excl(MPI_Group h, int n, int ranges[][3], MPI_Group *out)
 int PMPI_Comm_group(MPI_Comm comm_h, MPI_Group *group)
 {
     static const char *const F = "MPI_Comm_group";
+    MP_OUT_NULL(group, MPI_GROUP_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, comm_h, &comm)))
@@ -341,6 +345,7 @@ int PMPI_Comm_group(MPI_Comm comm_h, MPI_Group *group)
 int PMPI_Comm_remote_group(MPI_Comm comm_h, MPI_Group *group)
 {
     static const char *const F = "MPI_Comm_remote_group";
+    MP_OUT_NULL(group, MPI_GROUP_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, comm_h, &comm)))

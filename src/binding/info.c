@@ -45,6 +45,7 @@ static int arg_ptr(const char *F, const void *p, const char *name)
 int PMPI_Info_create(MPI_Info *info)
 {
     static const char *const F = "MPI_Info_create";
+    MP_OUT_NULL(info, MPI_INFO_NULL);
     int err;
     if ((err = arg_ptr(F, info, "info")))
         return err;
@@ -190,6 +191,7 @@ int PMPI_Info_get_nthkey(MPI_Info h, int n, char *key)
 int PMPI_Info_dup(MPI_Info h, MPI_Info *newinfo)
 {
     static const char *const F = "MPI_Info_dup";
+    MP_OUT_NULL(newinfo, MPI_INFO_NULL);
     mp_info *info = NULL;
     int err;
     if ((err = arg_info(F, h, 0, &info)) || (err = arg_ptr(F, newinfo, "newinfo")))
@@ -216,6 +218,7 @@ int PMPI_Info_free(MPI_Info *h)
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     static const char *const F = "MPI_Info_create_env";
+    MP_OUT_NULL(info, MPI_INFO_NULL);
     int err;
     if ((err = arg_ptr(F, info, "info")))
         return err;

@@ -87,6 +87,7 @@ static int join_pair(const hello *me, const hello *peer, mp_comm **out)
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     static const char *const F = "MPI_Comm_join";
+    MP_OUT_NULL(intercomm, MPI_COMM_NULL);
     int err = mp_arg_initialized(F);
     if (err)
         return err;

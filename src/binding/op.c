@@ -7,6 +7,7 @@
 
 static int op_create(const char *F, void *fn, int big, int commute, MPI_Op *op)
 {
+    MP_OUT_NULL(op, MPI_OP_NULL);
     int err = mp_arg_initialized(F);
     if (err)
         return err;
@@ -60,7 +61,7 @@ static int reduce_local(const char *F, const void *in, void *inout, MPI_Aint cou
     int err = mp_arg_datatype(F, NULL, dth, count, &dt);
     if (err)
         return err;
-    if ((err = mp_op_check(F, op, dt)))
+    if ((err = mp_op_check_reduction(F, op, dt)))
         return mp_error_raise(NULL, err, F);
     if (in == MPI_IN_PLACE || inout == MPI_IN_PLACE)
         return mp_error(NULL, MPI_ERR_BUFFER, F, "MPI_IN_PLACE is not allowed");

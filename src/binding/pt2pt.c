@@ -35,6 +35,7 @@ static int send_mode(const char *F, const void *buf, MPI_Count count, MPI_Dataty
 static int isend_mode(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                       int tag, MPI_Comm comm_h, int mode, MPI_Request *request)
 {
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     mp_datatype *dt;
     mp_request *req;
@@ -188,6 +189,7 @@ static int irecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int source
                MPI_Request *request)
 {
     static const char *const F = "MPI_Irecv";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     mp_datatype *dt;
     mp_request *req;
@@ -345,6 +347,7 @@ static int ibsend_impl(const void *buf, MPI_Count count, MPI_Datatype dtype, int
                 MPI_Request *request)
 {
     static const char *const F = "MPI_Ibsend";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     mp_datatype *dt;
     mp_request *req;
@@ -406,6 +409,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 static int send_init(const char *F, const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                      int tag, MPI_Comm comm_h, int mode, MPI_Request *request)
 {
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     mp_datatype *dt;
     int err = check_send(F, buf, count, dtype, dest, tag, comm_h, &comm, &dt);
@@ -496,6 +500,7 @@ static int recv_init_impl(void *buf, MPI_Count count, MPI_Datatype dtype, int so
                    MPI_Request *request)
 {
     static const char *const F = "MPI_Recv_init";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     mp_datatype *dt;
     int err = check_recv(F, buf, count, dtype, source, tag, comm_h, &comm, &dt);
@@ -585,6 +590,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm_h, int *flag, MPI_Message *m
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Improbe";
+    MP_OUT_NULL(message, MPI_MESSAGE_NULL);
     mp_comm *comm;
     mp_request *msg;
     int err = probe_args(F, source, tag, comm_h, &comm);
@@ -607,6 +613,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm_h, MPI_Message *message, MPI_
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Mprobe";
+    MP_OUT_NULL(message, MPI_MESSAGE_NULL);
     mp_comm *comm;
     mp_request *msg;
     int err = probe_args(F, source, tag, comm_h, &comm);
@@ -646,6 +653,7 @@ static int message_arg(const char *F, MPI_Message *message, mp_request **msg)
 static int imrecv_impl(void *buf, MPI_Count count, MPI_Datatype dtype, MPI_Message *message, MPI_Request *request)
 {
     static const char *const F = "MPI_Imrecv";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_request *msg, *req;
     mp_datatype *dt;
     int err;
@@ -748,6 +756,7 @@ static int isendrecv_impl(const void *sbuf, MPI_Count scount, MPI_Datatype stype
                    MPI_Comm comm_h, MPI_Request *request)
 {
     static const char *const F = "MPI_Isendrecv";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     mp_datatype *sdt, *rdt;
     mp_request *req;
@@ -779,6 +788,7 @@ static int isendrecv_replace_impl(void *buf, MPI_Count count, MPI_Datatype dtype
                            int source, int rtag, MPI_Comm comm_h, MPI_Request *request)
 {
     static const char *const F = "MPI_Isendrecv_replace";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     mp_comm *comm;
     mp_datatype *dt;
     mp_request *req;

@@ -39,7 +39,8 @@ static int req_done(const mp_request *r)
     return mp_request_is_done(r);
 }
 
-/* Hands a complete request's status to the user and retires it. */
+/* Hands a complete request's status to the user and retires it; returns the request's
+ * error, which the status does not get (mp_status_copy). */
 static int req_finish(mp_request *r, MPI_Request *handle, MPI_Status *status)
 {
     int err;
@@ -50,8 +51,7 @@ static int req_finish(mp_request *r, MPI_Request *handle, MPI_Status *status)
             return MPI_SUCCESS;
         }
         err = r->inner->status.MPI_ERROR;
-        if (status != MPI_STATUS_IGNORE)
-            *status = r->inner->status;
+        mp_status_copy(status, &r->inner->status);
         mp_request_free(r->inner);
         r->inner = NULL;
         return err;
@@ -66,14 +66,11 @@ static int req_finish(mp_request *r, MPI_Request *handle, MPI_Status *status)
         int ferr = g->free_fn ? g->free_fn(g->extra) : MPI_SUCCESS;
         if (err == MPI_SUCCESS)
             err = ferr;
-        st.MPI_ERROR = err;
-        if (status != MPI_STATUS_IGNORE)
-            *status = st;
+        mp_status_copy(status, &st);
         free(g);
     } else {
         err = r->status.MPI_ERROR;
-        if (status != MPI_STATUS_IGNORE)
-            *status = r->status;
+        mp_status_copy(status, &r->status);
     }
     mp_request_free(r);
     *handle = MPI_REQUEST_NULL;
@@ -183,32 +180,33 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 #pragma weak MPI_Test = PMPI_Test
 
-/* Finishes every complete active request among reqs (all of them for Waitall/Testall),
- * recording per-request errors in the statuses.  Returns MPI_ERR_IN_STATUS if any failed. */
-static int finish_all(const char *F, int count, MPI_Request reqs[], MPI_Status statuses[])
+/* Finishes the complete requests reqs[at[k]] (at == NULL: reqs[k]; null handles give empty
+ * statuses) into statuses[k], k < n.  The statuses' MPI_ERROR fields are written if and only
+ * if one of them failed (MPI 4.0 3.2.5), and then the call returns exactly MPI_ERR_IN_STATUS
+ * (3.7.5), which programs compare with ==; the specific codes stay in the statuses. */
+static int finish_list(const char *F, int n, MPI_Request reqs[], const int at[],
+                       MPI_Status statuses[])
 {
     mp_comm *bad = NULL;
-    int failed = 0;
-    for (int i = 0; i < count; i++) {
+    for (int k = 0; k < n; k++) {
+        int i = at ? at[k] : k, e = MPI_SUCCESS;
         mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
-        MPI_Status *st = status_at(statuses, i);
+        MPI_Status *st = status_at(statuses, k);
         if (r == NULL) {
             empty_status(st);
-            continue;
+        } else {
+            mp_comm *comm = err_comm(r);
+            e = req_finish(r, &reqs[i], st);
+            if (e != MPI_SUCCESS && bad == NULL) {
+                bad = comm;
+                for (int j = 0; j < k && statuses != MPI_STATUSES_IGNORE; j++)
+                    statuses[j].MPI_ERROR = MPI_SUCCESS;
+            }
         }
-        mp_comm *comm = err_comm(r);
-        int e = req_finish(r, &reqs[i], st);
-        if (st != MPI_STATUS_IGNORE)
+        if (bad && st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = e;
-        if (e != MPI_SUCCESS) {
-            failed = 1;
-            bad = comm;
-        }
     }
-    if (failed)
-        return mp_error(bad, MPI_ERR_IN_STATUS, F, "one or more requests failed; see the "
-                        "MPI_ERROR field of the statuses");
-    return MPI_SUCCESS;
+    return bad ? mp_error_raise(bad, MPI_ERR_IN_STATUS, F) : MPI_SUCCESS;
 }
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
@@ -223,7 +221,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         if (r)
             wait_done(r);
     }
-    return finish_all(F, count, reqs, statuses);
+    return finish_list(F, count, reqs, NULL, statuses);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
 
@@ -243,7 +241,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
         }
     }
     *flag = 1;
-    return finish_all(F, count, reqs, statuses);
+    return finish_list(F, count, reqs, NULL, statuses);
 }
 #pragma weak MPI_Testall = PMPI_Testall
 
@@ -342,25 +340,8 @@ static int some(const char *F, int count, MPI_Request reqs[], int *outcount, int
             return MPI_SUCCESS;
         }
         if (n > 0 || !wait) {
-            mp_comm *bad = NULL;
-            int failed = 0;
-            for (int k = 0; k < n; k++) {
-                mp_request *r = mp_request_get(reqs[indices[k]]);
-                mp_comm *comm = err_comm(r);
-                MPI_Status *st = status_at(statuses, k);
-                int e = req_finish(r, &reqs[indices[k]], st);
-                if (st != MPI_STATUS_IGNORE)
-                    st->MPI_ERROR = e;
-                if (e != MPI_SUCCESS) {
-                    failed = 1;
-                    bad = comm;
-                }
-            }
             *outcount = n;
-            if (failed)
-                return mp_error(bad, MPI_ERR_IN_STATUS, F, "one or more requests failed; see "
-                                "the MPI_ERROR field of the statuses");
-            return MPI_SUCCESS;
+            return finish_list(F, n, reqs, indices, statuses);
         }
         if (mp_progress() == 0)
             mp_idle(&spins);
@@ -400,11 +381,13 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (*flag && status != MPI_STATUS_IGNORE) {
         if (r->kind == MP_REQ_GREQ) {
             mp_greq *g = r->greq;
-            mp_status_empty(status);
+            MPI_Status st;
+            mp_status_empty(&st);
             if (g->query)
-                status->MPI_ERROR = g->query(g->extra, status);
+                g->query(g->extra, &st);
+            mp_status_copy(status, &st);
         } else {
-            *status = is_persistent(r) ? r->inner->status : r->status;
+            mp_status_copy(status, is_persistent(r) ? &r->inner->status : &r->status);
         }
     }
     return MPI_SUCCESS;
@@ -504,6 +487,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Grequest_start";
+    MP_OUT_NULL(request, MPI_REQUEST_NULL);
     int err;
     if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)))
         return err;

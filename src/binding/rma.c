@@ -253,6 +253,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Win_get_group";
+    MP_OUT_NULL(group, MPI_GROUP_NULL);
     mp_win *w;
     int err;
     if ((err = win_arg(F, win, &w)) || (err = win_ptr(w, F, group, "group")))
@@ -374,6 +375,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Win_get_info";
+    MP_OUT_NULL(info, MPI_INFO_NULL);
     mp_win *w;
     int err;
     if ((err = win_arg(F, win, &w)) || (err = win_ptr(w, F, info, "info_used")))
@@ -385,6 +387,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *out)
 {
     static const char *const F = "MPI_Win_create_errhandler";
+    MP_OUT_NULL(out, MPI_ERRHANDLER_NULL);
     int err;
     if ((err = mp_arg_initialized(F)) || (err = mp_arg_out(F, NULL, out, "errhandler")))
         return err;
@@ -416,6 +419,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *eh)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Win_get_errhandler";
+    MP_OUT_NULL(eh, MPI_ERRHANDLER_NULL);
     mp_win *w;
     int err;
     if ((err = win_arg(F, win, &w)) || (err = win_ptr(w, F, eh, "errhandler")))

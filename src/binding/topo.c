@@ -5,9 +5,9 @@
  * attach an mp_topo (src/comm/topo.c).  MemPI does not reorder ranks: `reorder` is accepted
  * and ignored, which the standard allows, so MPI_Cart_map/MPI_Graph_map return the identity.
  *
- * MPI_Dims_create searches the non-increasing factorisations of the free part exhaustively
- * (with pruning) and keeps the most balanced one (smallest largest-minus-smallest), so
- * 72 in 2 dimensions gives 9 x 8, as MPICH does, not the 12 x 6 of a greedy split.
+ * MPI_Dims_create divides nnodes by the fixed dimensions and spreads the rest over the free
+ * ones with mp_dims_balanced (comm/topo.c: the most balanced factorisation, as MPICH picks
+ * it), so 72 in 2 dimensions gives 9 x 8, not the 12 x 6 of a greedy split.
  *
  * MPI_Dist_graph_create takes edges from any process; every process sends each edge to its
  * two endpoints (counts first, then the edges) over the new communicator's collective
@@ -104,6 +104,7 @@ int PMPI_Cart_create(MPI_Comm h, int ndims, const int dims[], const int periods[
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Cart_create";
+    MP_OUT_NULL(comm_cart, MPI_COMM_NULL);
     mp_comm *comm;
     long prod;
     int err;
@@ -243,6 +244,7 @@ int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Cart_sub";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     mp_topo *t = NULL;
     int err;
@@ -282,44 +284,6 @@ int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
 }
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 
-/* Most balanced non-increasing factorisation of m into k factors, each <= limit. */
-static void dims_search(int m, int k, int limit, int *cur, int depth, int *best, int *best_spread)
-{
-    if (k == 0) {
-        if (m != 1)
-            return;
-        int spread = depth ? cur[0] - cur[depth - 1] : 0;
-        if (*best_spread < 0 || spread < *best_spread) {
-            *best_spread = spread;
-            memcpy(best, cur, sizeof(int) * (size_t)depth);
-        }
-        return;
-    }
-    if (k == 1) {
-        if (m <= limit) {
-            cur[depth] = m;
-            dims_search(1, 0, m, cur, depth + 1, best, best_spread);
-        }
-        return;
-    }
-    for (int d = m < limit ? m : limit; d >= 1; d--) {
-        if (m % d)
-            continue;
-        /* the remaining k-1 factors are <= d, so d^k must reach m */
-        long long reach = 1;
-        for (int i = 0; i < k && reach < m; i++)
-            reach *= d;
-        if (reach < m)
-            break;
-        /* every later factor is <= d, so the spread is at least top - d */
-        int top = depth ? cur[0] : d;
-        if (*best_spread >= 0 && top - d >= *best_spread)
-            break;
-        cur[depth] = d;
-        dims_search(m / d, k - 1, d, cur, depth + 1, best, best_spread);
-    }
-}
-
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     static const char *const F = "MPI_Dims_create";
@@ -358,13 +322,11 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
                             "the fixed dims multiply to %ld, not nnodes %d", fixed, nnodes);
         return MPI_SUCCESS;
     }
-    int *cur = mp_malloc(sizeof(int) * (size_t)nfree), *best = mp_malloc(sizeof(int) * (size_t)nfree);
-    int spread = -1;
-    dims_search(m, nfree, m, cur, 0, best, &spread);
+    int *best = mp_malloc(sizeof(int) * (size_t)nfree);
+    mp_dims_balanced(m, nfree, best);
     for (int d = 0, k = 0; d < ndims; d++)
         if (dims[d] == 0)
             dims[d] = best[k++];
-    free(cur);
     free(best);
     return MPI_SUCCESS;
 }
@@ -378,6 +340,7 @@ int PMPI_Graph_create(MPI_Comm h, int nnodes, const int index[], const int edges
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Graph_create";
+    MP_OUT_NULL(comm_graph, MPI_COMM_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
@@ -571,6 +534,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm h, int indegree, const int sources[
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Dist_graph_create_adjacent";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
@@ -673,6 +637,7 @@ int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int deg
 {
     MP_BIG_LOCK();
     static const char *const F = "MPI_Dist_graph_create";
+    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
     mp_comm *comm, *c;
     int err;
     if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||

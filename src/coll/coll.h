@@ -156,6 +156,9 @@ int  mp_reduce_local(const void *in, void *inout, MPI_Aint count, mp_datatype *d
 /* MPI_SUCCESS if `op` is a valid operation defined for `dt`, else an error code (MPI_ERR_OP)
  * whose message names func, the op and the type. */
 int  mp_op_check(const char *func, MPI_Op op, const mp_datatype *dt);
+/* The same for a reduction (collectives, MPI_Reduce_local): MPI_REPLACE and MPI_NO_OP, which
+ * belong to one-sided accumulates, are refused too. */
+int  mp_op_check_reduction(const char *func, MPI_Op op, const mp_datatype *dt);
 int  mp_op_valid(MPI_Op op);               /* live handle (predefined or user) */
 /* Registers MPICH's C++ caller for a user op (see mp_op.cxx_call); ignored for others. */
 void mp_op_set_cxx_call(MPI_Op op, void (*call)(void));

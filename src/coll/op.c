@@ -224,15 +224,20 @@ static const char *const op_names[OP_LAST + 1] = {
     "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"
 };
 
-/* The standard's table: the type classes each predefined operation is defined for. */
+/* The standard's table (MPI 4.0 6.9.2): the type classes each predefined operation is defined
+ * for, plus what MPICH also accepts and programs ported from it use: the logical operations on
+ * Fortran integers and on the multi-language types (MPI_AINT, MPI_OFFSET, MPI_COUNT), and
+ * MPI_CHAR as a C integer (type_table).  MPI_REPLACE and MPI_NO_OP are defined for one-sided
+ * accumulates only, "not in collective reduction operations": mp_op_check (accumulates)
+ * takes them, mp_op_check_reduction (collectives, MPI_Reduce_local) refuses them. */
 static const unsigned op_classes[OP_LAST + 1] = {
     [OP_MAX]  = CL_CINT | CL_FINT | CL_FLOAT | CL_MULTI,
     [OP_MIN]  = CL_CINT | CL_FINT | CL_FLOAT | CL_MULTI,
     [OP_SUM]  = CL_CINT | CL_FINT | CL_FLOAT | CL_MULTI | CL_COMPLEX,
     [OP_PROD] = CL_CINT | CL_FINT | CL_FLOAT | CL_MULTI | CL_COMPLEX,
-    [OP_LAND] = CL_CINT | CL_FINT | CL_LOGICAL,
-    [OP_LOR]  = CL_CINT | CL_FINT | CL_LOGICAL,
-    [OP_LXOR] = CL_CINT | CL_FINT | CL_LOGICAL,
+    [OP_LAND] = CL_CINT | CL_FINT | CL_LOGICAL | CL_MULTI,
+    [OP_LOR]  = CL_CINT | CL_FINT | CL_LOGICAL | CL_MULTI,
+    [OP_LXOR] = CL_CINT | CL_FINT | CL_LOGICAL | CL_MULTI,
     [OP_BAND] = CL_CINT | CL_FINT | CL_BYTE | CL_MULTI,
     [OP_BOR]  = CL_CINT | CL_FINT | CL_BYTE | CL_MULTI,
     [OP_BXOR] = CL_CINT | CL_FINT | CL_BYTE | CL_MULTI,
@@ -391,6 +396,16 @@ int mp_op_check(const char *func, MPI_Op op, const mp_datatype *dt)
         return mp_error_code(MPI_ERR_OP, "%s: operation %s is not defined for datatype %s",
                              func, op_names[b], dt && dt->name[0] ? dt->name : "(derived)");
     return MPI_SUCCESS;
+}
+
+int mp_op_check_reduction(const char *func, MPI_Op op, const mp_datatype *dt)
+{
+    int b = builtin_index(op);
+    if (b == OP_REPLACE || b == OP_NO_OP)
+        return mp_error_code(MPI_ERR_OP, "%s: operation %s is defined for one-sided accumulates "
+                             "only, not for reductions (datatype %s)", func, op_names[b],
+                             dt && dt->name[0] ? dt->name : "(derived)");
+    return mp_op_check(func, op, dt);
 }
 
 static void call_user(mp_op *o, const void *in, void *inout, MPI_Aint count, mp_datatype *dt)

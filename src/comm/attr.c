@@ -7,9 +7,15 @@
  * MPI_COMM_SELF at MPI_Finalize).
  *
  * Keyval lifetime: the user's handle is one reference and every attribute using the keyval
- * another.  MPI_*_free_keyval marks the keyval freed (the handle is no longer accepted by
- * the user functions) but the object stays until the last attribute using it is deleted,
- * so the delete callback still runs correctly then.
+ * another.  MPI_*_free_keyval marks the keyval freed but the object, and its handle, stay
+ * until the last attribute using it is deleted: a program that kept the key's value can still
+ * get and delete those attributes, a duplicate still copies them, and the delete callback
+ * runs when they go (MPI 4.0 7.7.2).  A freed keyval takes no new attribute and cannot be
+ * freed again.
+ *
+ * Values are stored as a word plus the kind they were set as (comm.h, MP_ATTR_*), so a value
+ * set from Fortran reads in C as a pointer to the stored integer and one set from C reads in
+ * Fortran as the pointer's bits, as MPI 4.0 19.3.7 describes.
  *
  * The callbacks of communicators, datatypes and windows have the same C shape (the first
  * argument is an int handle in this ABI), so one mp_attr_copy_fn / mp_attr_delete_fn type
@@ -58,12 +64,17 @@ int mp_keyval_create(int objtype, mp_attr_copy_fn *copy, mp_attr_delete_fn *del,
     return MPI_SUCCESS;
 }
 
-static mp_keyval *keyval_user(int objtype, int keyval)
+/* A keyval of objtype that still exists: not freed, or freed while attributes use it. */
+static mp_keyval *keyval_live(int objtype, int keyval)
 {
     mp_keyval *kv = mp_table_lookup(&keyval_table, keyval);
-    if (!kv || kv->user_freed || kv->objtype != objtype)
-        return NULL;
-    return kv;
+    return kv && kv->objtype == objtype ? kv : NULL;
+}
+
+static mp_keyval *keyval_user(int objtype, int keyval)
+{
+    mp_keyval *kv = keyval_live(objtype, keyval);
+    return kv && !kv->user_freed ? kv : NULL;
 }
 
 int mp_keyval_is_predefined(int keyval)
@@ -72,11 +83,13 @@ int mp_keyval_is_predefined(int keyval)
            MP_HANDLE_TYPE(keyval) == MP_OBJ_KEYVAL && keyval != MPI_KEYVAL_INVALID;
 }
 
-int mp_keyval_check(int objtype, int keyval, int allow_predefined)
+int mp_keyval_check(int objtype, int keyval, int flags)
 {
-    if (allow_predefined && mp_keyval_is_predefined(keyval))
+    if ((flags & MP_KEYVAL_PREDEFINED) && mp_keyval_is_predefined(keyval))
         return MPI_SUCCESS;
-    return keyval_user(objtype, keyval) ? MPI_SUCCESS : MPI_ERR_KEYVAL;
+    mp_keyval *kv = flags & MP_KEYVAL_FREED ? keyval_live(objtype, keyval)
+                                            : keyval_user(objtype, keyval);
+    return kv ? MPI_SUCCESS : MPI_ERR_KEYVAL;
 }
 
 static void keyval_release(mp_keyval *kv)
@@ -120,9 +133,10 @@ static int call_delete(int handle, mp_attr *a)
     mp_keyval *kv = mp_table_lookup(&keyval_table, a->keyval);
     if (!kv || !kv->del)
         return MPI_SUCCESS;
+    void *value = (void *)a->word;
     if (kv->del_proxy)
-        return kv->del_proxy(kv->del, handle, a->keyval, 0, a->value, kv->extra);
-    return kv->del(handle, a->keyval, a->value, kv->extra);
+        return kv->del_proxy(kv->del, handle, a->keyval, 0, value, kv->extra);
+    return kv->del(handle, a->keyval, value, kv->extra);
 }
 
 /* Unlinks and frees one list node (the delete callback has run). */
@@ -139,7 +153,14 @@ static void unlink_attr(mp_attr **list, mp_attr *a)
         keyval_release(kv);
 }
 
-int mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, void *value)
+static void attr_store(mp_attr *a, MPI_Aint word, int kind)
+{
+    a->kind = kind;
+    a->word = kind == MP_ATTR_INT ? (MPI_Aint)(int)word : word;
+    a->i32 = (int)word;
+}
+
+int mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, MPI_Aint word, int kind)
 {
     mp_keyval *kv = keyval_user(objtype, keyval);
     if (!kv)
@@ -149,32 +170,39 @@ int mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, void *value
         int err = call_delete(handle, a);
         if (err)
             return err;
-        a->value = value;
+        attr_store(a, word, kind);
         return MPI_SUCCESS;
     }
     a = mp_malloc(sizeof *a);
     a->keyval = keyval;
-    a->value = value;
+    attr_store(a, word, kind);
     a->next = *list;
     *list = a;
     atomic_fetch_add_explicit(&kv->refs, 1, memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
-int mp_attr_get(int objtype, mp_attr *list, int keyval, void **value, int *flag)
+int mp_attr_get(int objtype, mp_attr *list, int keyval, int want, void *value, int *flag)
 {
-    if (!keyval_user(objtype, keyval))
+    if (!keyval_live(objtype, keyval))
         return MPI_ERR_KEYVAL;
     mp_attr *a = find(list, keyval);
     *flag = a != NULL;
-    if (a)
-        *value = a->value;
+    if (!a)
+        return MPI_SUCCESS;
+    if (want == MP_ATTR_PTR)
+        *(void **)value = a->kind == MP_ATTR_PTR ? (void *)a->word
+                        : a->kind == MP_ATTR_AINT ? (void *)&a->word : (void *)&a->i32;
+    else if (want == MP_ATTR_AINT)
+        *(MPI_Aint *)value = a->word;
+    else
+        *(int *)value = (int)a->word;
     return MPI_SUCCESS;
 }
 
 int mp_attr_delete(int objtype, int handle, mp_attr **list, int keyval)
 {
-    if (!keyval_user(objtype, keyval))
+    if (!keyval_live(objtype, keyval))
         return MPI_ERR_KEYVAL;
     mp_attr *a = find(*list, keyval);
     if (!a)
@@ -196,9 +224,10 @@ int mp_attr_copy_all(int objtype, int old_handle, int new_handle, mp_attr *src, 
             continue;
         void *out = NULL;
         int flag = 0;
+        void *value = (void *)a->word;
         int err = kv->copy_proxy ? kv->copy_proxy(kv->copy, old_handle, a->keyval, kv->extra, 0,
-                                                  a->value, &out, &flag)
-                                 : kv->copy(old_handle, a->keyval, kv->extra, a->value, &out, &flag);
+                                                  value, &out, &flag)
+                                 : kv->copy(old_handle, a->keyval, kv->extra, value, &out, &flag);
         if (err) {
             mp_attr_delete_all(objtype, new_handle, dst);
             return err;
@@ -207,7 +236,7 @@ int mp_attr_copy_all(int objtype, int old_handle, int new_handle, mp_attr *src, 
             continue;
         mp_attr *b = mp_malloc(sizeof *b);
         b->keyval = a->keyval;
-        b->value = out;
+        attr_store(b, (MPI_Aint)out, a->kind);
         b->next = NULL;
         *tail = b;
         tail = &b->next;

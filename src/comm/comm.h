@@ -166,23 +166,38 @@ int  mp_topo_neighbors(mp_comm *comm, int *indeg, int **in, int *outdeg, int **o
 int  mp_cart_rank_of(const mp_topo *t, const int *coords, int *rank);  /* periodic wrap */
 void mp_cart_coords_of(const mp_topo *t, int rank, int *coords);
 int  mp_cart_shift_of(const mp_topo *t, int rank, int d, int disp, int *src, int *dst);
+/* MPI_Dims_create's free part: n >= 1 as k >= 1 non-increasing factors "as close to each other
+ * as possible" -- the smallest largest-minus-smallest, then the smallest sum, then the
+ * lexicographically largest, which is MPICH's answer for every n <= 20000, k <= 6. */
+void mp_dims_balanced(int n, int k, int *dims);
 
 /* ---------------------------------------------------------------------------------------------
  * Attributes (attr.c).  Keyvals are typed by the object kind they attach to (MP_OBJ_COMM,
  * MP_OBJ_DATATYPE, MP_OBJ_WIN).  Lists are newest first.
  * ------------------------------------------------------------------------------------------- */
+/* How an attribute value was set, which decides what a get in each language sees (MPI 4.0
+ * 19.3.7): from C a pointer (MP_ATTR_PTR); from Fortran an INTEGER(KIND=MPI_ADDRESS_KIND)
+ * (MP_ATTR_AINT) or, through the MPI-1 MPI_ATTR_PUT, a default INTEGER (MP_ATTR_INT,
+ * sign-extended to the word).  C gets a pointer value as is and a pointer to the stored
+ * integer otherwise; Fortran gets the word as an integer, MPI_ATTR_GET its low bits. */
+enum { MP_ATTR_PTR, MP_ATTR_AINT, MP_ATTR_INT };
 struct mp_attr {
     struct mp_attr *next;
     int keyval;
-    void *value;
+    int kind;                         /* MP_ATTR_*: how it was set */
+    MPI_Aint word;                    /* the pointer or integer; callbacks get it as void * */
+    int i32;                          /* MP_ATTR_INT: the INTEGER C's pointer points to */
 };
 typedef int (mp_attr_copy_fn)(int obj, int keyval, void *extra, void *in, void *out, int *flag);
 typedef int (mp_attr_delete_fn)(int obj, int keyval, void *value, void *extra);
 /* Creates a keyval for objects of kind objtype. */
 int  mp_keyval_create(int objtype, mp_attr_copy_fn *copy, mp_attr_delete_fn *del, void *extra,
                       int *keyval);
-/* MPI_ERR_KEYVAL unless keyval is a live keyval for objtype (predefined ones: 0 = none). */
-int  mp_keyval_check(int objtype, int keyval, int allow_predefined);
+/* MPI_ERR_KEYVAL unless keyval is a keyval for objtype the user has not freed; flags add
+ * the predefined ones (MP_KEYVAL_PREDEFINED) and keyvals the user freed while attributes still
+ * use them (MP_KEYVAL_FREED: those still reach their attributes, MPI 4.0 7.7.2). */
+enum { MP_KEYVAL_PREDEFINED = 1, MP_KEYVAL_FREED = 2 };
+int  mp_keyval_check(int objtype, int keyval, int flags);
 int  mp_keyval_free(int objtype, int *keyval);
 int  mp_keyval_is_predefined(int keyval);         /* MPI_TAG_UB, MPI_WIN_BASE, ... */
 int  mp_keyval_live(void);                        /* live keyvals (leak tests) */
@@ -190,9 +205,12 @@ int  mp_keyval_live(void);                        /* live keyvals (leak tests) *
  * pointer to static storage and *flag. */
 int  mp_attr_predefined(int keyval, void **value, int *flag);
 /* Sets/gets/deletes one attribute; the callbacks get `handle` as the object.  Return MPI
- * error codes (a callback's own return code passes through). */
-int  mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, void *value);
-int  mp_attr_get(int objtype, mp_attr *list, int keyval, void **value, int *flag);
+ * error codes (a callback's own return code passes through).  set takes the value as a word
+ * and the MP_ATTR_* kind it came as; get stores into *value a void * (want MP_ATTR_PTR), an
+ * MPI_Aint (MP_ATTR_AINT) or an int (MP_ATTR_INT) as the attribute's kind says it reads in
+ * that form.  get and delete accept a keyval freed while in use, set does not. */
+int  mp_attr_set(int objtype, int handle, mp_attr **list, int keyval, MPI_Aint word, int kind);
+int  mp_attr_get(int objtype, mp_attr *list, int keyval, int want, void *value, int *flag);
 int  mp_attr_delete(int objtype, int handle, mp_attr **list, int keyval);
 /* Callers through which MPICH's C++ binding (libmpichcxx.so.12, MPII_Keyval_set_proxy) runs
  * a keyval's callbacks: the user function is passed first, then the usual arguments, with

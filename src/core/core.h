@@ -267,7 +267,11 @@ void      mp_status_set_bytes(MPI_Status *st, MPI_Count bytes);
 MPI_Count mp_status_bytes(const MPI_Status *st);
 void      mp_status_set_cancelled(MPI_Status *st, int flag);
 int       mp_status_cancelled(const MPI_Status *st);
-void      mp_status_empty(MPI_Status *st);       /* the standard's "empty" status */
+/* The standard's "empty" status and a request's status handed to the user: neither writes
+ * MPI_ERROR, which only a multiple-completion call returning MPI_ERR_IN_STATUS may set
+ * (MPI 4.0 3.2.5).  mp_status_copy ignores dst == MPI_STATUS_IGNORE. */
+void      mp_status_empty(MPI_Status *st);
+void      mp_status_copy(MPI_Status *dst, const MPI_Status *src);
 
 /* ---------------------------------------------------------------------------------------------
  * Progress engine and waiting policy
@@ -367,6 +371,7 @@ int  mp_error_class_of(int code);
 const char *mp_error_message(int code);   /* specific message of a code, or class text */
 const char *mp_error_class_text(int cls);
 int  mp_unsupported(const char *func);   /* MPI_ERR_UNSUPPORTED_OPERATION, clear message */
+int  mp_unsupported_on(mp_comm *comm, const char *func);   /* ... through comm's handler */
 /* User-defined error classes and codes (MPI_Add_error_class/code/string). */
 int  mp_error_add_class(int *cls);
 int  mp_error_add_code(int cls, int *code);

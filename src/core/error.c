@@ -215,11 +215,16 @@ int mp_error(mp_comm *comm, int cls, const char *func, const char *fmt, ...)
     return mp_error_raise(comm, record(cls, text), func);
 }
 
-int mp_unsupported(const char *func)
+int mp_unsupported_on(mp_comm *comm, const char *func)
 {
-    return mp_error(NULL, MPI_ERR_UNSUPPORTED_OPERATION, func,
+    return mp_error(comm, MPI_ERR_UNSUPPORTED_OPERATION, func,
                     "not implemented in MemPI %s (see the feature table in README.md)",
                     MEMPI_VERSION);
+}
+
+int mp_unsupported(const char *func)
+{
+    return mp_unsupported_on(NULL, func);
 }
 
 int mp_error_add_class(int *cls)

@@ -11,6 +11,9 @@
  *
  * Status counts are byte counts split MPICH-style: count_lo holds the low 32 bits,
  * count_hi_and_cancelled holds the high bits shifted left by one and the cancelled flag in bit 0.
+ * A request keeps its error in its own status's MPI_ERROR; the user's status never gets it
+ * from here (mp_status_copy), because only multiple-completion calls that return
+ * MPI_ERR_IN_STATUS may write that field (MPI 4.0 3.2.5).
  */
 #include "core/core.h"
 #include <string.h>
@@ -119,7 +122,16 @@ void mp_status_empty(MPI_Status *st)
 {
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->count_lo = 0;
     st->count_hi_and_cancelled = 0;
+}
+
+void mp_status_copy(MPI_Status *dst, const MPI_Status *src)
+{
+    if (dst == MPI_STATUS_IGNORE)
+        return;
+    dst->count_lo = src->count_lo;
+    dst->count_hi_and_cancelled = src->count_hi_and_cancelled;
+    dst->MPI_SOURCE = src->MPI_SOURCE;
+    dst->MPI_TAG = src->MPI_TAG;
 }

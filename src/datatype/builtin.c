@@ -59,7 +59,7 @@ static const builtin_desc builtin_descs[] = {
     { MPI_UINT32_T, "MPI_UINT32_T", 4, 4, 4 },
     { MPI_UINT64_T, "MPI_UINT64_T", 8, 8, 8 },
     { MPI_C_BOOL, "MPI_C_BOOL", sizeof(bool), 1, 1 },
-    { MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", 8, 4, 4 },
+    { MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", 8, 4, 4 },  /* one handle, MPICH's name */
     { MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", 16, 8, 8 },
     { MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", 32, 16, 16 },
     { MPI_AINT, "MPI_AINT", 8, 8, 8 },

@@ -102,11 +102,16 @@ int  mp_datatype_register(mp_datatype *dt, MPI_Datatype *handle);
 /* Number of basic elements in the first `bytes` bytes of the packed stream of dt (for
  * MPI_Get_elements); MPI_UNDEFINED when the bytes end inside a basic element. */
 MPI_Count mp_datatype_elements(const mp_datatype *dt, MPI_Count bytes);
+/* The inverse, for MPI_Status_set_elements: the bytes of the first `elements` basic elements
+ * of a stream of dt (whole items, then the first elements of one more); -1 on overflow. */
+MPI_Count mp_datatype_elements_bytes(const mp_datatype *dt, MPI_Count elements);
 
-/* external32 (canonical big-endian) representation: same sizes as the native types on the
- * platforms MemPI supports, so only byte order changes. */
+/* external32 representation (big-endian, the standard's sizes: MPI_LONG is 4 bytes there,
+ * long double IEEE binary128).  Both return the external32 bytes written or read;
+ * mp_datatype_external_bytes is MPI_Pack_external_size. */
 size_t mp_pack_external(const void *buf, MPI_Aint count, const mp_datatype *dt, void *out);
 size_t mp_unpack_external(const void *in, void *buf, MPI_Aint count, const mp_datatype *dt);
+size_t mp_datatype_external_bytes(const mp_datatype *dt, MPI_Aint count);
 
 /* False for a derived type whose every user handle was freed (the object may live on while
  * pending operations or other types hold it, so mp_datatype_get still finds it). */

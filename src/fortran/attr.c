@@ -1,12 +1,14 @@
 /* attr.c -- attributes and keyvals from Fortran: values instead of pointers, Fortran callbacks.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * In C an attribute is a void *; in Fortran it is an INTEGER(KIND=MPI_ADDRESS_KIND) value
- * (a default INTEGER for the MPI-1 calls MPI_ATTR_PUT/GET and MPI_KEYVAL_CREATE).  Setting
- * stores the integer as the pointer value; getting returns the pointer value as an integer,
- * except for the predefined attributes: the library hands C a pointer to the value there
- * (an int, or an MPI_Aint for MPI_WIN_SIZE; MPI_WIN_BASE is the address itself), and Fortran
- * must see the value.  As in MPICH, the Fortran names of the predefined keys have their own
- * values (the C value + 1, see tools/gen-fortran), which mp_f_keyval_c maps back.
+ * (a default INTEGER for the MPI-1 calls MPI_ATTR_PUT/GET and MPI_KEYVAL_CREATE).  The
+ * library keeps how a value was set (binding.h, mp_comm_attr_put/fetch with MP_ATTR_*), and
+ * the rules of MPI 4.0 19.3.7 follow: a value set in Fortran reads in C as a pointer to the
+ * stored integer, a pointer set in C reads in Fortran as its address, MPI_ATTR_GET returns
+ * the low bits of the word and MPI_ATTR_PUT's INTEGER is sign-extended into it.  Predefined
+ * attributes read as their values.  As in MPICH, the Fortran names of the predefined keys
+ * have their own values (the C value + 1, see tools/gen-fortran), which mp_f_keyval_c maps
+ * back.
  *
  * Fortran copy/delete callbacks take every argument by reference and return IERROR, so a
  * keyval created from Fortran registers C trampolines; its extra_state is a small record
@@ -16,7 +18,7 @@
  * ...) are ordinary Fortran-callable procedures defined at the end of this file.
  */
 #include "fortran/fortran.h"
-#include "core/core.h"
+#include "binding/binding.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -156,31 +158,12 @@ static int mp_f_keyval_c(int keyval)
     }
 }
 
-/* Predefined communicator attributes: C sees a pointer to an int. */
-static int mp_f_comm_attr_is_int(int ckeyval)
-{
-    switch (ckeyval) {
-    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
-    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static MPI_Aint mp_f_comm_attr_value(int ckeyval, void *v)
-{
-    return mp_f_comm_attr_is_int(ckeyval) ? (MPI_Aint) * (int *)v : (MPI_Aint)v;
-}
-
 void mp_f_comm_get_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierror);
 void mp_f_comm_get_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    void *v = NULL;
     int found = 0;
-    int key = mp_f_keyval_c(*keyval);
-    int err = PMPI_Comm_get_attr(*comm, key, &v, &found);
-    if (err == MPI_SUCCESS && found) *value = mp_f_comm_attr_value(key, v);
+    int err = mp_comm_attr_fetch("MPI_Comm_get_attr", *comm, mp_f_keyval_c(*keyval), value,
+                                 &found, MP_ATTR_AINT);
     *flag = mp_f_logical(err == MPI_SUCCESS && found);
     *ierror = err;
 }
@@ -189,11 +172,9 @@ MP_F_EXPORT(mp_f_comm_get_attr, "comm_get_attr", "COMM_GET_ATTR")
 void mp_f_attr_get(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierror);
 void mp_f_attr_get(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    void *v = NULL;
     int found = 0;
-    int key = mp_f_keyval_c(*keyval);
-    int err = PMPI_Comm_get_attr(*comm, key, &v, &found);
-    if (err == MPI_SUCCESS && found) *value = (MPI_Fint)mp_f_comm_attr_value(key, v);
+    int err = mp_comm_attr_fetch("MPI_Attr_get", *comm, mp_f_keyval_c(*keyval), value, &found,
+                                 MP_ATTR_INT);
     *flag = mp_f_logical(err == MPI_SUCCESS && found);
     *ierror = err;
 }
@@ -202,10 +183,9 @@ MP_F_EXPORT(mp_f_attr_get, "attr_get", "ATTR_GET")
 void mp_f_type_get_attr(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierror);
 void mp_f_type_get_attr(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    void *v = NULL;
     int found = 0;
-    int err = PMPI_Type_get_attr(*type, *keyval, &v, &found);
-    if (err == MPI_SUCCESS && found) *value = (MPI_Aint)v;
+    int err = mp_type_attr_fetch("MPI_Type_get_attr", *type, *keyval, value, &found,
+                                 MP_ATTR_AINT);
     *flag = mp_f_logical(err == MPI_SUCCESS && found);
     *ierror = err;
 }
@@ -234,21 +214,23 @@ MP_F_EXPORT(mp_f_win_get_attr, "win_get_attr", "WIN_GET_ATTR")
 void mp_f_comm_set_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror);
 void mp_f_comm_set_attr(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Comm_set_attr(*comm, mp_f_keyval_c(*keyval), (void *)*value);
+    *ierror = mp_comm_attr_put("MPI_Comm_set_attr", *comm, mp_f_keyval_c(*keyval), *value,
+                               MP_ATTR_AINT);
 }
 MP_F_EXPORT(mp_f_comm_set_attr, "comm_set_attr", "COMM_SET_ATTR")
 
 void mp_f_attr_put(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror);
 void mp_f_attr_put(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Comm_set_attr(*comm, mp_f_keyval_c(*keyval), (void *)(MPI_Aint)*value);
+    *ierror = mp_comm_attr_put("MPI_Attr_put", *comm, mp_f_keyval_c(*keyval), *value,
+                               MP_ATTR_INT);
 }
 MP_F_EXPORT(mp_f_attr_put, "attr_put", "ATTR_PUT")
 
 void mp_f_type_set_attr(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror);
 void mp_f_type_set_attr(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Type_set_attr(*type, *keyval, (void *)*value);
+    *ierror = mp_type_attr_put("MPI_Type_set_attr", *type, *keyval, *value, MP_ATTR_AINT);
 }
 MP_F_EXPORT(mp_f_type_set_attr, "type_set_attr", "TYPE_SET_ATTR")
 

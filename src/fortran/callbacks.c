@@ -9,8 +9,10 @@
  *     Fortran procedure cannot use, so file handlers go through a trampoline that passes the
  *     Fortran file handle.
  * Generalized requests need trampolines: the Fortran procedures return IERROR through an
- * argument and take EXTRA_STATE and COMPLETE by reference.  Their record is freed by the free
- * trampoline, which MPI calls exactly once per request.
+ * argument and take EXTRA_STATE and COMPLETE by reference.  EXTRA_STATE is the caller's own
+ * variable, as in MPICH: the record keeps its address, so what the callbacks do to it the
+ * program sees (a free function that counts, a query that reads what the program updated).
+ * The record is freed by the free trampoline, which MPI calls exactly once per request.
  */
 #include "fortran/fortran.h"
 #include "core/core.h"
@@ -75,14 +77,14 @@ typedef struct mp_f_greq {
     mp_f_query_fn *query;
     mp_f_free_fn *free;
     mp_f_cancel_fn *cancel;
-    MPI_Aint extra;
+    MPI_Aint *extra;                  /* the EXTRA_STATE variable the program passed */
 } mp_f_greq;
 
 static int mp_f_greq_query(void *extra_state, MPI_Status *status)
 {
     mp_f_greq *g = extra_state;
     MPI_Fint ierr = MPI_SUCCESS;
-    g->query(&g->extra, (MPI_Fint *)status, &ierr);
+    g->query(g->extra, (MPI_Fint *)status, &ierr);
     return ierr;
 }
 
@@ -90,7 +92,7 @@ static int mp_f_greq_free(void *extra_state)
 {
     mp_f_greq *g = extra_state;
     MPI_Fint ierr = MPI_SUCCESS;
-    g->free(&g->extra, &ierr);
+    g->free(g->extra, &ierr);
     free(g);
     return ierr;
 }
@@ -99,7 +101,7 @@ static int mp_f_greq_cancel(void *extra_state, int complete)
 {
     mp_f_greq *g = extra_state;
     MPI_Fint ierr = MPI_SUCCESS, fcomplete = mp_f_logical(complete);
-    g->cancel(&g->extra, &fcomplete, &ierr);
+    g->cancel(g->extra, &fcomplete, &ierr);
     return ierr;
 }
 
@@ -112,7 +114,7 @@ void mp_f_grequest_start(void *query, void *freefn, void *cancel, MPI_Aint *extr
     g->query = (mp_f_query_fn *)query;
     g->free = (mp_f_free_fn *)freefn;
     g->cancel = (mp_f_cancel_fn *)cancel;
-    g->extra = *extra;
+    g->extra = extra;
     int err = PMPI_Grequest_start(mp_f_greq_query, mp_f_greq_free, mp_f_greq_cancel, g,
                                   (MPI_Request *)request);
     if (err != MPI_SUCCESS) free(g);

@@ -86,8 +86,10 @@ void mp_f_f_sync_reg(void *buf)
 MP_F_EXPORT(mp_f_f_sync_reg, "f_sync_reg", "F_SYNC_REG")
 
 /* MPI_SIZEOF(x, size, ierror) exists only in the `mpi` module, as a generic interface over
- * the numeric types (src/fortran/mpi.f90) whose specific procedures are these: each ignores
- * its argument (passed by descriptor, any rank) and returns the size of one element. */
+ * the intrinsic types (src/fortran/mpi.f90) whose specific procedures are these: each ignores
+ * its argument (passed by descriptor, any rank; CHARACTER adds a hidden length, unused) and
+ * returns the size of one element -- of one character for CHARACTER, and the storage size
+ * (16 bytes) for the x87 REAL(KIND=10). */
 static void sizeof_out(MPI_Fint *size, MPI_Fint *ierror, MPI_Fint bytes)
 {
     *size = bytes;
@@ -116,3 +118,21 @@ void mempi_sizeof_c8_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
 void mempi_sizeof_c8_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 16); }
 void mempi_sizeof_c16_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
 void mempi_sizeof_c16_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 32); }
+void mempi_sizeof_r10_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_r10_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 16); }
+void mempi_sizeof_c10_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_c10_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 32); }
+void mempi_sizeof_l1_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_l1_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 1); }
+void mempi_sizeof_l2_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_l2_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 2); }
+void mempi_sizeof_l4_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_l4_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 4); }
+void mempi_sizeof_l8_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_l8_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 8); }
+void mempi_sizeof_l16_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_l16_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 16); }
+void mempi_sizeof_ch1_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_ch1_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 1); }
+void mempi_sizeof_ch4_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;
+void mempi_sizeof_ch4_(void *x, MPI_Fint *size, MPI_Fint *ierror) { (void)x; sizeof_out(size, ierror, 4); }

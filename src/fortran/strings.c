@@ -6,9 +6,11 @@
  * of names and info keys/values are not significant; info calls also drop leading ones).
  * Output strings are written by the C function into a scratch buffer large enough for any
  * MPI string, then copied into the Fortran variable, truncated to its length and padded.
+ * MPI_INFO_GET_STRING is written here by hand: its BUFLEN means something else in Fortran.
  */
 #include "fortran/fortran.h"
 #include "core/core.h"
+#include <stdlib.h>
 #include <string.h>
 
 char *mp_f_str_in(const char *f, size_t flen, int trim_leading)
@@ -59,3 +61,28 @@ int mp_f_cartdim(MPI_Comm comm)
     if (PMPI_Cartdim_get(comm, &ndims) != MPI_SUCCESS || ndims < 0) return 0;
     return ndims;
 }
+
+/* MPI_INFO_GET_STRING: in Fortran BUFLEN counts characters, with no terminator, both on entry
+ * (how many VALUE may take) and on return (the value's length); BUFLEN 0 asks for the length
+ * only and leaves VALUE alone, as does a key that is not there. */
+void mp_f_info_get_string(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+                          MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
+void mp_f_info_get_string(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+                          MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    char *key_c = mp_f_str_in(key, key_len, 1);
+    int room = *buflen, clen = room > 0 ? room + 1 : 0, found = 0;
+    char *value_c = mp_calloc((size_t)clen + 1, 1);
+    int err = room < 0 ? PMPI_Info_get_string(*info, key_c, &room, value_c, &found)
+                       : PMPI_Info_get_string(*info, key_c, &clen, value_c, &found);
+    if (err == MPI_SUCCESS && found) {
+        if (room > 0)
+            mp_f_str_out(value, (size_t)room < value_len ? (size_t)room : value_len, value_c);
+        *buflen = clen - 1;
+    }
+    free(key_c);
+    free(value_c);
+    *flag = mp_f_logical(err == MPI_SUCCESS && found);
+    *ierror = err;
+}
+MP_F_EXPORT(mp_f_info_get_string, "info_get_string", "INFO_GET_STRING")

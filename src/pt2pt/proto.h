@@ -122,14 +122,14 @@ static inline void mp_hdr_control(mp_hdr *h, int type, uint64_t cookie, uint64_t
     *h = (mp_hdr){ .type = (uint8_t)type, .cookie = cookie, .addr = addr };
 }
 
-/* The status of a received or probed message (status may be MPI_STATUS_IGNORE). */
+/* The status of a received or probed message (status may be MPI_STATUS_IGNORE); MPI_ERROR
+ * is not the receiver's to write (mp_status_copy). */
 static inline void mp_status_message(MPI_Status *status, int src, int tag, size_t size)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
     status->MPI_SOURCE = src;
     status->MPI_TAG = tag;
-    status->MPI_ERROR = MPI_SUCCESS;
     status->count_hi_and_cancelled = 0;
     mp_status_set_bytes(status, (MPI_Count)size);
 }

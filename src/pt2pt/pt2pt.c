@@ -75,8 +75,7 @@ int mp_wait(mp_request *req, MPI_Status *status)
     if (!mp_request_is_done(req))
         mp_wait_request(req);
     int err = req->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE)
-        *status = req->status;
+    mp_status_copy(status, &req->status);
     mp_request_free(req);
     return err;
 }

@@ -183,30 +183,32 @@ int mp_win_get_attr(const char *F, mp_win *win, int keyval, void **value, int *f
         return MPI_SUCCESS;
     }
     *flag = 0;
-    if (mp_keyval_check(MP_OBJ_WIN, keyval, 0) != MPI_SUCCESS)
+    if (mp_keyval_check(MP_OBJ_WIN, keyval, MP_KEYVAL_FREED) != MPI_SUCCESS)
         return mp_error_code(MPI_ERR_KEYVAL, "%s: invalid window keyval 0x%x", F, (unsigned)keyval);
-    return mp_attr_get(MP_OBJ_WIN, win->attrs, keyval, value, flag);
+    return mp_attr_get(MP_OBJ_WIN, win->attrs, keyval, MP_ATTR_PTR, value, flag);
 }
 
-static int user_keyval(const char *F, int keyval)
+/* set takes only a keyval the user has not freed; delete also one freed while in use */
+static int user_keyval(const char *F, int keyval, int flags)
 {
     if (mp_keyval_is_predefined(keyval))
         return mp_error_code(MPI_ERR_KEYVAL, "%s: keyval 0x%x is predefined (read-only)", F,
                              (unsigned)keyval);
-    if (mp_keyval_check(MP_OBJ_WIN, keyval, 0) != MPI_SUCCESS)
+    if (mp_keyval_check(MP_OBJ_WIN, keyval, flags) != MPI_SUCCESS)
         return mp_error_code(MPI_ERR_KEYVAL, "%s: invalid window keyval 0x%x", F, (unsigned)keyval);
     return MPI_SUCCESS;
 }
 
 int mp_win_set_attr(const char *F, mp_win *win, int keyval, void *value)
 {
-    int err = user_keyval(F, keyval);
-    return err ? err : mp_attr_set(MP_OBJ_WIN, win->handle, &win->attrs, keyval, value);
+    int err = user_keyval(F, keyval, 0);
+    return err ? err : mp_attr_set(MP_OBJ_WIN, win->handle, &win->attrs, keyval,
+                                   (MPI_Aint)value, MP_ATTR_PTR);
 }
 
 int mp_win_delete_attr(const char *F, mp_win *win, int keyval)
 {
-    int err = user_keyval(F, keyval);
+    int err = user_keyval(F, keyval, MP_KEYVAL_FREED);
     return err ? err : mp_attr_delete(MP_OBJ_WIN, win->handle, &win->attrs, keyval);
 }
 

@@ -30,8 +30,8 @@ static void check_empty(const MPI_Status *st, const char *what)
 {
     int n;
     MPI_Get_count(st, MPI_BYTE, &n);
-    if (st->MPI_SOURCE != MPI_ANY_SOURCE || st->MPI_TAG != MPI_ANY_TAG || n != 0 ||
-        st->MPI_ERROR != MPI_SUCCESS)
+    /* no MPI_ERROR: single-completion calls do not write it (MPI 4.0 3.2.5) */
+    if (st->MPI_SOURCE != MPI_ANY_SOURCE || st->MPI_TAG != MPI_ANY_TAG || n != 0)
         FAIL("%s: status not empty (source %d tag %d count %d)", what, st->MPI_SOURCE,
              st->MPI_TAG, n);
 }

@@ -35,6 +35,11 @@ int main(int argc, char **argv)
     dims_case(6, 3, (int[]){ 2, 0, 3 }, (int[]){ 2, 1, 3 });
     dims_case(1, 3, (int[]){ 0, 0, 0 }, (int[]){ 1, 1, 1 });
     dims_case(30, 3, (int[]){ 0, 0, 0 }, (int[]){ 5, 3, 2 });
+    /* ties in spread go to the smaller sum, then the larger leading dims (MPICH's answers;
+     * the whole rule in tests/unit/dims_create.c) */
+    dims_case(15984, 4, (int[]){ 0, 0, 0, 0 }, (int[]){ 37, 9, 8, 6 });
+    dims_case(360, 3, (int[]){ 0, 0, 0 }, (int[]){ 10, 6, 6 });
+    dims_case(31968, 5, (int[]){ 0, 0, 2, 0, 0 }, (int[]){ 37, 9, 2, 8, 6 });
 
     /* a 2-D grid of all processes, periodic in dim 0 only */
     int dims[2] = { 0, 0 }, periods[2] = { 1, 0 };

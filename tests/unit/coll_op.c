@@ -35,7 +35,10 @@ int main(void)
     };
     for (size_t k = 0; k < sizeof it / sizeof it[0]; k++) {
         int a = it[k].a, b = it[k].b;
+        /* MPI_REPLACE and MPI_NO_OP: one-sided accumulates only, refused for reductions */
+        int one_sided = it[k].op == MPI_REPLACE || it[k].op == MPI_NO_OP;
         EXPECT(mp_op_check("t", it[k].op, T(MPI_INT)) == MPI_SUCCESS);
+        EXPECT((mp_op_check_reduction("t", it[k].op, T(MPI_INT)) == MPI_SUCCESS) == !one_sided);
         EXPECT(mp_reduce_local(&a, &b, 1, T(MPI_INT), it[k].op) == MPI_SUCCESS);
         if (b != it[k].want) { fprintf(stderr, "%s on int: got %d want %d\n", mp_op_name(it[k].op), b, it[k].want); failures++; }
     }

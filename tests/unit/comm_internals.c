@@ -78,20 +78,27 @@ static void test_attr(void)
     EXPECT(mp_keyval_create(MP_OBJ_COMM, copy_cb, del_cb, NULL, &kv) == MPI_SUCCESS);
     EXPECT(mp_keyval_create(MP_OBJ_COMM, copy_cb, del_cb, NULL, &kv2) == MPI_SUCCESS);
     EXPECT(mp_keyval_check(MP_OBJ_DATATYPE, kv, 0) == MPI_ERR_KEYVAL);
-    EXPECT(mp_attr_set(MP_OBJ_COMM, 1, &list, kv, (void *)1L) == MPI_SUCCESS);
-    EXPECT(mp_attr_set(MP_OBJ_COMM, 1, &list, kv2, (void *)2L) == MPI_SUCCESS);
-    EXPECT(mp_attr_set(MP_OBJ_DATATYPE, 1, &list, kv, (void *)5L) == MPI_ERR_KEYVAL);
+    EXPECT(mp_attr_set(MP_OBJ_COMM, 1, &list, kv, 1, MP_ATTR_PTR) == MPI_SUCCESS);
+    EXPECT(mp_attr_set(MP_OBJ_COMM, 1, &list, kv2, 2, MP_ATTR_PTR) == MPI_SUCCESS);
+    EXPECT(mp_attr_set(MP_OBJ_DATATYPE, 1, &list, kv, 5, MP_ATTR_PTR) == MPI_ERR_KEYVAL);
     EXPECT(mp_attr_copy_all(MP_OBJ_COMM, 1, 2, list, &copy) == MPI_SUCCESS);
     void *v;
     int flag;
-    mp_attr_get(MP_OBJ_COMM, copy, kv, &v, &flag);
+    mp_attr_get(MP_OBJ_COMM, copy, kv, MP_ATTR_PTR, &v, &flag);
     EXPECT(flag && (long)v == 10);
-    mp_attr_get(MP_OBJ_COMM, copy, kv2, &v, &flag);
+    mp_attr_get(MP_OBJ_COMM, copy, kv2, MP_ATTR_PTR, &v, &flag);
     EXPECT(flag && (long)v == 20);
-    /* freeing the keyval keeps the attributes deletable */
+    /* freeing the keyval keeps the attributes reachable and deletable (MPI 4.0 7.7.2), but
+     * the key takes no new attribute and cannot be freed again */
     int kvcopy = kv;
     EXPECT(mp_keyval_free(MP_OBJ_COMM, &kvcopy) == MPI_SUCCESS && kvcopy == MPI_KEYVAL_INVALID);
-    EXPECT(mp_attr_get(MP_OBJ_COMM, list, kv, &v, &flag) == MPI_ERR_KEYVAL);
+    EXPECT(mp_attr_get(MP_OBJ_COMM, list, kv, MP_ATTR_PTR, &v, &flag) == MPI_SUCCESS &&
+           flag && (long)v == 1);
+    EXPECT(mp_keyval_check(MP_OBJ_COMM, kv, 0) == MPI_ERR_KEYVAL);
+    EXPECT(mp_keyval_check(MP_OBJ_COMM, kv, MP_KEYVAL_FREED) == MPI_SUCCESS);
+    EXPECT(mp_attr_set(MP_OBJ_COMM, 1, &list, kv, 3, MP_ATTR_PTR) == MPI_ERR_KEYVAL);
+    kvcopy = kv;
+    EXPECT(mp_keyval_free(MP_OBJ_COMM, &kvcopy) == MPI_ERR_KEYVAL);
     norder = 0;
     EXPECT(mp_attr_delete_all(MP_OBJ_COMM, 1, &list) == MPI_SUCCESS);
     EXPECT(norder == 2 && order[0] == 2 && order[1] == 1);   /* newest first */
@@ -103,7 +110,7 @@ static void test_attr(void)
     /* a failing delete callback keeps the attribute */
     int kv3;
     mp_keyval_create(MP_OBJ_COMM, NULL, del_cb, (void *)99L, &kv3);
-    mp_attr_set(MP_OBJ_COMM, 1, &list, kv3, (void *)7L);
+    mp_attr_set(MP_OBJ_COMM, 1, &list, kv3, 7, MP_ATTR_PTR);
     EXPECT(mp_attr_delete(MP_OBJ_COMM, 1, &list, kv3) == MPI_ERR_OTHER);
     EXPECT(list != NULL);
     free(list);                 /* the kept attribute: its delete callback refuses to go */
