@@ -4,8 +4,13 @@
  *   recursive_doubling  log2 n exchange rounds, every rank ends with the result.  With n not
  *                       a power of two the first 2r ranks pair up (even sends to odd) so a
  *                       power of two take part, and the result goes back at the end.  Each
- *                       combine puts the lower-ranked block first, so it is correct for
- *                       non-commutative operations.  Best for small vectors.
+ *                       combine puts the lower-ranked block first, for every op: so it is
+ *                       correct for non-commutative operations, and both partners evaluate
+ *                       the same expression, which keeps results bitwise identical on all
+ *                       ranks (MPI 4.0 6.9.6 requires identical results) even for an op
+ *                       declared commutative that is so only up to ties or rounding (BLACS's
+ *                       absolute-maximum combine keeps its inout operand on a tie).  Best for
+ *                       small vectors.
  *   rabenseifner        reduce-scatter by recursive halving, then allgather by recursive
  *                       doubling: each rank sends ~2x the vector in total.  Commutative ops,
  *                       count >= the power of two below n.  Best for large vectors.
@@ -28,7 +33,7 @@
 #define RABENSEIFNER_MIN 2048
 
 void mp_build_allreduce_rd(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
-                           mp_datatype *dt, MPI_Op op, int commutative)
+                           mp_datatype *dt, MPI_Op op)
 {
     int n = t->size, me = t->rank;
     if (n == 1)
@@ -56,7 +61,7 @@ void mp_build_allreduce_rd(mp_sched *s, const mp_team *t, void *acc, MPI_Aint co
             mp_sched_recv(s, tmp, count, dt, mp_team_peer(t, dst));
             mp_sched_send(s, acc, count, dt, mp_team_peer(t, dst));
             mp_sched_fence(s);
-            if (dst < me || commutative) {
+            if (dst < me) {                              /* (lower block) op (higher) */
                 mp_sched_reduce(s, tmp, acc, count, dt, op);
             } else {
                 mp_sched_reduce(s, acc, tmp, count, dt, op);
@@ -175,7 +180,7 @@ static void build_allreduce_flat(mp_sched *s, const mp_team *t, void *acc, MPI_A
         count >= mp_pof2_floor(t->size) && t->size > 2)
         build_allreduce_rabenseifner(s, t, acc, count, dt, op);
     else
-        mp_build_allreduce_rd(s, t, acc, count, dt, op, commutative);
+        mp_build_allreduce_rd(s, t, acc, count, dt, op);
 }
 
 static void build_allreduce_btree4(mp_sched *s, mp_comm *comm, void *acc, MPI_Aint count,
@@ -229,7 +234,7 @@ static int build_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *r
         build_allreduce_btree4(s, comm, rbuf, count, dt, op, commutative);
         break;
     default:
-        mp_build_allreduce_rd(s, &t, rbuf, count, dt, op, commutative);
+        mp_build_allreduce_rd(s, &t, rbuf, count, dt, op);
         break;
     }
     return MPI_SUCCESS;

@@ -190,8 +190,9 @@ int mp_coll_shm_node_reduce(const void *in, void *out, MPI_Aint count, mp_dataty
  * ------------------------------------------------------------------------------------------- */
 void mp_build_bcast_binomial(mp_sched *s, const mp_team *t, void *buf, MPI_Aint count,
                              mp_datatype *dt, int root);
+/* Recursive doubling; every combine is (lower team rank's block) op (higher's), whatever op. */
 void mp_build_allreduce_rd(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
-                           mp_datatype *dt, MPI_Op op, int commutative);
+                           mp_datatype *dt, MPI_Op op);
 /* Binomial reduction tree rooted at member lroot; members' acc buffers hold their input and
  * are clobbered.  Returns the buffer holding the result at lroot (acc or a scratch). */
 void *mp_build_reduce_tree(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,

@@ -162,7 +162,7 @@ static int agree_epoch(mp_comm *comm, uint32_t *epoch)
     unsigned v = last_epoch + 1;
     mp_sched *s = mp_sched_new(comm);
     mp_team t = mp_team_all(comm);
-    mp_build_allreduce_rd(s, &t, &v, 1, mp_datatype_get(MPI_UNSIGNED), MPI_MAX, 1);
+    mp_build_allreduce_rd(s, &t, &v, 1, mp_datatype_get(MPI_UNSIGNED), MPI_MAX);
     int err = mp_sched_run(s);
     if (err == MPI_SUCCESS)
         last_epoch = *epoch = v;

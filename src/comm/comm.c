@@ -2,20 +2,25 @@
 /*
  * Every constructor has the same three steps:
  *   1. learn who the members are (split: exchange (color, key) with mp_xfer_allgather),
- *   2. agree on a context id among the participants (context.c),
+ *   2. get a context id (context.c): dup, idup, split and create -- collective over all of
+ *      the parent -- take the next id of the parent's pool, with no message unless the pool
+ *      needs a refill; create_group, whose callers are only the group's members, runs an
+ *      agreement among them,
  *   3. build the object over the members' world ranks (mp_comm_build), inheriting the
  *      parent's error handler.
  * Steps 1 and 2 run on the parent's collective context with tags of the comm layer, so they
  * never interfere with user traffic or with the collective layer (whose tags stay below
  * MP_TAG_COMM_BASE).  Processes that end up outside the new communicator (color
- * MPI_UNDEFINED, not in the group) still take part in the agreement but reserve nothing.
+ * MPI_UNDEFINED, not in the group) take the id like the others, to keep the pool in step, and
+ * give it back.
  *
  * Communicators that differ only in color share one context id: their members are disjoint,
  * so messages can never be confused, and ids last longer.
  *
  * MPI_Comm_idup builds the new object at once (so attributes can be copied at the call, as
  * the standard says) with no context id, and completes it from the callback of the
- * nonblocking agreement (context.c), which the progress engine runs.
+ * nonblocking take (context.c): at once when the pool has the id, else from the progress
+ * engine when the refill ends.
  *
  * Intercommunicators are in intercomm.c; freeing one also frees its hidden local
  * intracommunicator, which is remembered per context id in inter_local[].
@@ -78,13 +83,13 @@ static int *copy_ints(const int *src, int n)
     return dst;
 }
 
-/* Agreement over all ranks of an intracommunicator. */
-static int agree_all(mp_comm *comm, int claim, int *ctx)
+/* An id from comm's pool (context.c) for a creation collective over all of comm; a process
+ * that gets no communicator (claim == 0) gives it back at once. */
+static int take_one(mp_comm *comm, int claim, int *ctx)
 {
-    int *ranks = mp_xfer_all_ranks(comm->size);
-    int err = mp_ctx_agree_ex(comm, ranks, comm->size, comm->rank, MP_TAG_CTX_REDUCE, 1,
-                              claim, ctx);
-    free(ranks);
+    int err = mp_ctx_take(comm, 1, ctx);
+    if (!err && !claim)
+        mp_ctx_release(*ctx);
     return err;
 }
 
@@ -93,7 +98,7 @@ int mp_comm_dup_internal(mp_comm *comm, mp_comm **out)
     if (comm->is_inter)
         return mp_intercomm_dup(comm, out);
     int ctx, err;
-    if ((err = agree_all(comm, 1, &ctx)))
+    if ((err = take_one(comm, 1, &ctx)))
         return err;
     *out = mp_comm_build(comm, ctx, comm->size, comm->rank, copy_ints(comm->world, comm->size));
     if (!(*out)->handle) {
@@ -158,10 +163,7 @@ int mp_comm_idup_start(mp_comm *comm, mp_comm *newc, mp_request **req)
         op->req->comm = comm;
         *req = op->req;
     }
-    if (local)
-        mp_ctx_agree_start_inter(comm, local, idup_done, op);
-    else
-        mp_ctx_agree_start(comm, idup_done, op);
+    mp_ctx_take_start(comm, local ? 2 : 1, idup_done, op);
     return err;
 }
 
@@ -184,8 +186,7 @@ int mp_comm_split_internal(mp_comm *comm, int color, int key, mp_comm **out)
     split_item *all = mp_malloc(sizeof(split_item) * (size_t)n);
     err = mp_xfer_allgather(comm, ranks, n, comm->rank, MP_TAG_SPLIT, &mine, sizeof mine, all);
     if (!err)
-        err = mp_ctx_agree_ex(comm, ranks, n, comm->rank, MP_TAG_CTX_REDUCE, 1,
-                              color != MPI_UNDEFINED, &ctx);
+        err = take_one(comm, color != MPI_UNDEFINED, &ctx);
     free(ranks);
     if (err || color == MPI_UNDEFINED) {
         free(all);
@@ -220,7 +221,7 @@ int mp_comm_create_internal(mp_comm *comm, mp_group *g, mp_comm **out)
     int ctx, err;
     *out = NULL;
     int member = g->rank != MPI_UNDEFINED;
-    if ((err = agree_all(comm, member, &ctx)) || !member)
+    if ((err = take_one(comm, member, &ctx)) || !member)
         return err;
     *out = mp_comm_build(comm, ctx, g->size, g->rank, copy_ints(g->world, g->size));
     if (!(*out)->handle) {

@@ -35,19 +35,30 @@ mp_group *mp_comm_remote_group(mp_comm *comm);    /* comm->remote_group, built o
 
 /* ---------------------------------------------------------------------------------------------
  * Context ids (context.c).  Every communicator created after MPI_Init gets an even id
- * c >= 4 and uses wire contexts c (point-to-point) and c+1 (collectives).  A bitmask of
- * MP_CTX_IDS ids is agreed among the participants with a bitwise-AND reduction.
+ * c >= 4 and uses wire contexts c (point-to-point) and c+1 (collectives).  At every process no
+ * two live communicators share an id.  A creation collective over all of a parent takes its
+ * ids from the parent's pool, which its members keep in step (no message); other creations,
+ * and a pool's refills, agree on ids free at all their members (AND of per-process masks).
  * ------------------------------------------------------------------------------------------- */
 #define MP_CTX_IDS 32768                          /* ids 0..MP_CTX_IDS-1 -> ctx = 2*id */
+/* `count` ids (1 or 2) as wire contexts (2 * id) into ctx_out[], for a communicator created by
+ * a blocking call collective over all of `parent` (both groups of an intercommunicator), in
+ * the order the members make such calls.  A member that gets no communicator gives the ids
+ * back with mp_ctx_release.  Returns an MPI error code. */
+int  mp_ctx_take(mp_comm *parent, int count, int *ctx_out);
+/* The same for MPI_Comm_idup: takes the call's position in parent's nonblocking collective
+ * sequence now (and in its hidden local communicator's, for an intercommunicator), then calls
+ * done(arg, err, ctx) once, from this call or from the progress engine, with ctx[0..count-1]
+ * the wire contexts (-1 on error).  Nonblocking takes keep their own order, apart from the
+ * blocking ones. */
+typedef void (mp_ctx_done_fn)(void *arg, int err, const int *ctx);
+void mp_ctx_take_start(mp_comm *parent, int count, mp_ctx_done_fn *done, void *arg);
 /* Agreement among the ranks `ranks[0..n-1]` of `parent` (this process is ranks[me]); the
- * messages travel on parent's collective context with tag `tag`.  Allocates `count` ids
- * (1 or 2) into ctx_out[] as wire contexts (2 * id).  Returns an MPI error code. */
+ * messages travel on parent's collective context with tag `tag`.  Claims `count` ids (1 or 2)
+ * into ctx_out[] as wire contexts.  For creations that are not collective over a whole parent
+ * (MPI_Comm_create_group, MPI_Comm_create_from_group).  Returns an MPI error code. */
 int  mp_ctx_agree(mp_comm *parent, const int *ranks, int n, int me, int tag,
                   int count, int *ctx_out);
-/* Same; with claim == 0 this process takes part but does not claim the ids (it will not be
- * a member: MPI_Comm_split with MPI_UNDEFINED, MPI_Comm_create outside the group). */
-int  mp_ctx_agree_ex(mp_comm *parent, const int *ranks, int n, int me, int tag, int count,
-                     int claim, int *ctx_out);
 /* Where the leaders of an intercommunicator's two groups meet: the other leader is rank
  * `peer` of `comm`, messages carry `tag` on comm's context `offset` (MP_CTX_PT2PT or
  * MP_CTX_COLL). */
@@ -55,31 +66,26 @@ typedef struct mp_ctx_bridge {
     mp_comm *comm;
     int peer, tag, offset;
 } mp_ctx_bridge;
-/* Agreement over two groups: this group's members are ranks[0..local->size-1] of `local`
- * (index 0 its leader; this process is ranks[me]), messages with `tag` on local's collective
- * context, and the leaders meet through b.  The ids are free in both groups. */
+/* Agreement over two groups (MPI_Intercomm_create): this group's members are
+ * ranks[0..local->size-1] of `local` (index 0 its leader; this process is ranks[me]),
+ * messages with `tag` on local's collective context, and the leaders meet through b.  The ids
+ * are free in both groups. */
 int  mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
-                          const mp_ctx_bridge *b, int count, int claim, int *ctx_out);
-/* Nonblocking agreement over all ranks of the intracommunicator `parent` (MPI_Comm_idup): takes
- * the call's position in parent's nonblocking collective sequence now, then runs in the
- * progress engine and finally calls done(arg, err, ctx) once, ctx[0] = 2 * id of the id
- * claimed here (-1 on error).  done may run inside this call (a communicator of one process).
- * The _inter version runs over both groups of an intercommunicator (local: its hidden local
- * communicator) and claims two ids free in both: ctx[0] for the intercommunicator, ctx[1] for
- * the hidden local communicators of both sides. */
-typedef void (mp_ctx_done_fn)(void *arg, int err, const int *ctx);
-void mp_ctx_agree_start(mp_comm *parent, mp_ctx_done_fn *done, void *arg);
-void mp_ctx_agree_start_inter(mp_comm *inter, mp_comm *local, mp_ctx_done_fn *done, void *arg);
+                          const mp_ctx_bridge *b, int count, int *ctx_out);
 void mp_ctx_init(void);
+/* The id of wire context ctx goes back (the ids left in its communicator's pools too). */
 void mp_ctx_release(int ctx);
 int  mp_ctx_live(void);                            /* number of ids in use (for tests) */
 int  mp_ctx_exhausted_error(void);
 /* The mask at this process, as every agreement round uses it (words: MP_CTX_IDS / 32):
- * snapshot = free and not reserved; reserve = the vote (1, and ids reserved, if all are free
- * and unreserved here); settle = drop the reservation, claiming the ids if claim. */
-void mp_ctx_snapshot(uint32_t *words);
-int  mp_ctx_reserve(const int *ids, int count);
-void mp_ctx_settle(const int *ids, int count, int claim);
+ * snapshot = free and not reserved; reserve_run = reserve up to max free, unreserved ids at or
+ * after start (wrapping) into ids[], none while fewer than a few thousand are free; reserve =
+ * the vote, reserving each of ids[] that is free and unreserved (bit i of the result: ids[i]
+ * reserved); settle = drop the reservation of ids[], claiming them if claim. */
+void     mp_ctx_snapshot(uint32_t *words);
+int      mp_ctx_reserve_run(int start, int max, int *ids);
+uint32_t mp_ctx_reserve(const int *ids, int count);
+void     mp_ctx_settle(const int *ids, int count, int claim);
 
 /* Internal collectives over ranks[0..n-1] of an intracommunicator (xfer.c). */
 int  mp_xfer_bcast(mp_comm *c, const int *ranks, int n, int me, int tag, void *buf,

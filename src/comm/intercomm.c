@@ -1,25 +1,29 @@
 /* intercomm.c -- intercommunicators: create, dup, merge.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
  * An intercommunicator has one context id used in both directions, so the id must be free in
- * both groups: one agreement (context.c, mp_ctx_agree_bridged) runs over both groups' trees,
- * each over an intracommunicator of the local group ("local"), joined at their leaders by a
- * bridge (the peer communicator for MPI_Intercomm_create, the intercommunicator itself for
- * dup, merge and split, MPI_COMM_WORLD for MPI_Intercomm_create_from_groups).
+ * both groups.  MPI_Intercomm_create(_from_groups) runs one agreement (context.c,
+ * mp_ctx_agree_bridged) over both groups' trees, each over an intracommunicator of the local
+ * group ("local"), joined at their leaders by a bridge (the peer communicator, or
+ * MPI_COMM_WORLD for MPI_Intercomm_create_from_groups).  Everything created from an existing
+ * intercommunicator -- dup, idup, merge, split, create -- is collective over both its groups,
+ * so it takes its ids from the intercommunicator's pool (context.c), whose refills run the
+ * same kind of agreement bridged by the intercommunicator itself.
  *
  * Each intercommunicator also gets a hidden intracommunicator over its local group, which
  * later dup and merge operations and the collective layer use for local steps
- * (mp_intercomm_local); its id comes from the same agreement (free in both groups, whose
+ * (mp_intercomm_local); its id comes with the intercommunicator's (free in both groups, whose
  * members are disjoint, so both sides' hidden communicators can share it).
  *
- * Leaders also exchange the world ranks of their groups, and for merge the "high" flags.
+ * Leaders also exchange the world ranks of their groups (create; a dup copies them), and for
+ * merge the "high" flags.
  *
  * Split and create on an intercommunicator (mp_intercomm_subset) need no new machinery:
  * each group gathers its members' (color, key) over its hidden local communicator, the
- * leaders swap the two lists, and one agreement over both whole groups picks an id that
- * every resulting intercommunicator uses (they have disjoint members, as the parts of an
- * intracommunicator split share one id).  A process claims the id only if it gets a
- * communicator: its color is not MPI_UNDEFINED and the other group has members of that
- * color.  MPI_Comm_create is the special case color = "in my side's group", key = rank in it.
+ * leaders swap the two lists, and two ids from the pool serve every resulting
+ * intercommunicator (they have disjoint members, as the parts of an intracommunicator split
+ * share one id).  A process keeps the ids only if it gets a communicator: its color is not
+ * MPI_UNDEFINED and the other group has members of that color.  MPI_Comm_create is the
+ * special case color = "in my side's group", key = rank in it.
  * The merged group puts the low group first; with equal flags the group whose leader has the
  * smaller world rank goes first, so both sides agree.
  */
@@ -42,15 +46,6 @@ static int *leader_first(mp_comm *local, int leader, int *me)
         if (ranks[i] == local->rank)
             *me = i;
     return ranks;
-}
-
-/* Agrees on an id free in both groups (ctx[0]) and, if want_local, a second one (ctx[1]) for
- * the hidden local communicators of both sides (disjoint members: one id serves both). */
-static int inter_agree(mp_comm *local, const int *ranks, int me, const bridge *b,
-                       int want_local, int claim, int *ctx)
-{
-    return mp_ctx_agree_bridged(local, ranks, me, MP_TAG_INTER, b, want_local ? 2 : 1, claim,
-                                ctx);
 }
 
 /* Leaders swap an int array; then every member of the local group receives it. */
@@ -107,18 +102,8 @@ static mp_comm *inter_build(mp_comm *parent, mp_comm *local, const int *ctx, int
     return ic;
 }
 
-static int inter_finish(mp_comm *parent, mp_comm *local, const int *ranks, int me,
-                        const bridge *b, mp_comm **out)
+static int built(mp_comm **out)
 {
-    int ctx[2], *remote = NULL, nremote = 0, err;
-    if ((err = inter_agree(local, ranks, me, b, 1, 1, ctx)))
-        return err;
-    if ((err = inter_swap(local, ranks, me, b, local->world, local->size, &remote, &nremote))) {
-        mp_ctx_release(ctx[0]);
-        mp_ctx_release(ctx[1]);
-        return err;
-    }
-    *out = inter_build(parent, local, ctx, remote, nremote);
     if (!(*out)->handle) {
         mp_comm_free_internal(*out);
         *out = NULL;
@@ -127,13 +112,23 @@ static int inter_finish(mp_comm *parent, mp_comm *local, const int *ranks, int m
     return MPI_SUCCESS;
 }
 
+/* Ids by an agreement over both groups, the leaders swap the world ranks of their groups,
+ * and the intercommunicator is built. */
 static int intercomm_create(mp_comm *local, int local_leader, const bridge *b, mp_comm **out)
 {
-    int me = 0;
+    int me = 0, ctx[2], *remote = NULL, nremote = 0, err;
     int *ranks = leader_first(local, local_leader, &me);
-    int err = inter_finish(local, local, ranks, me, b, out);
+    err = mp_ctx_agree_bridged(local, ranks, me, MP_TAG_INTER, b, 2, ctx);
+    if (!err && (err = inter_swap(local, ranks, me, b, local->world, local->size, &remote,
+                                  &nremote))) {
+        mp_ctx_release(ctx[0]);
+        mp_ctx_release(ctx[1]);
+    }
     free(ranks);
-    return err;
+    if (err)
+        return err;
+    *out = inter_build(local, local, ctx, remote, nremote);
+    return built(out);
 }
 
 int mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
@@ -143,17 +138,18 @@ int mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int rem
     return intercomm_create(local, local_leader, &b, out);
 }
 
+/* Both groups stay: the ids come from the intercommunicator's pool, nothing is exchanged. */
 int mp_intercomm_dup(mp_comm *inter, mp_comm **out)
 {
     mp_comm *local = mp_intercomm_local(inter);
     if (!local)
         return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
-    int me = 0;
-    int *ranks = leader_first(local, 0, &me);
-    bridge b = { inter, 0, MP_TAG_INTER, MP_CTX_COLL };
-    int err = inter_finish(inter, local, ranks, me, &b, out);
-    free(ranks);
-    return err;
+    int ctx[2], err = mp_ctx_take(inter, 2, ctx);
+    if (err)
+        return err;
+    *out = inter_build(inter, local, ctx, copy_ints(inter->remote_world, inter->remote_size),
+                       inter->remote_size);
+    return built(out);
 }
 
 int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
@@ -161,13 +157,13 @@ int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
     mp_comm *local = mp_intercomm_local(inter);
     if (!local)
         return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
-    int me = 0, err, ctx[2];
+    int me = 0, err, ctx[1];
     int *ranks = leader_first(local, 0, &me);
     bridge b = { inter, 0, MP_TAG_MERGE, MP_CTX_COLL };
     int info[2] = { high ? 1 : 0, local->world[0] }, *rinfo = NULL, n = 0;
     err = inter_swap(local, ranks, me, &b, info, 2, &rinfo, &n);
     if (!err)
-        err = inter_agree(local, ranks, me, &b, 0, 1, ctx);
+        err = mp_ctx_take(inter, 1, ctx);
     free(ranks);
     if (err) {
         free(rinfo);
@@ -182,12 +178,7 @@ int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
     memcpy(world + off_local, inter->world, sizeof(int) * (size_t)inter->size);
     memcpy(world + off_remote, inter->remote_world, sizeof(int) * (size_t)inter->remote_size);
     *out = mp_comm_build(inter, ctx[0], size, off_local + inter->rank, world);
-    if (!(*out)->handle) {
-        mp_comm_free_internal(*out);
-        *out = NULL;
-        return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
-    }
-    return MPI_SUCCESS;
+    return built(out);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -247,8 +238,10 @@ int mp_intercomm_subset(mp_comm *inter, int color, int key, mp_comm **out)
         if (remote[i].color == color)
             partner = 1;
     int ctx[2];
-    if (!err)
-        err = inter_agree(local, ranks, me, &b, 1, partner, ctx);
+    if (!err && !(err = mp_ctx_take(inter, 2, ctx)) && !partner) {
+        mp_ctx_release(ctx[0]);       /* taken to keep the pool in step (context.c) */
+        mp_ctx_release(ctx[1]);
+    }
     free(ranks);
     if (err || !partner) {
         free(all);
@@ -301,12 +294,7 @@ int mp_comm_from_group(mp_group *g, const char *stringtag, mp_comm **out)
     if (err)
         return err;
     *out = mp_comm_build(world, ctx, g->size, g->rank, copy_ints(g->world, g->size));
-    if (!(*out)->handle) {
-        mp_comm_free_internal(*out);
-        *out = NULL;
-        return mp_error_code(MPI_ERR_NO_MEM, "too many communicators");
-    }
-    return MPI_SUCCESS;
+    return built(out);
 }
 
 int mp_intercomm_from_groups(mp_group *local_group, int local_leader, mp_group *remote_group,

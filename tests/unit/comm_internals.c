@@ -2,7 +2,8 @@
  *
  * Runs without MPI_Init: exercises the comm layer's pure functions directly.  Context ids:
  * the steps of an agreement round at one process (snapshot excludes taken and reserved ids,
- * a vote reserves or refuses, settling claims or drops), release bookkeeping.  Attributes: copy/delete callbacks, newest-first deletion, keyval
+ * a speculation reserves the first free ids from its start but not when few are free, a vote
+ * reserves each free id or refuses it, settling claims or drops), release bookkeeping.  Attributes: copy/delete callbacks, newest-first deletion, keyval
  * lifetime past MPI_*_free_keyval.  Cartesian helpers: rank/coords round trip, periodic wrap,
  * shifts at open edges.  Info: order of keys, replacement, removal.
  */
@@ -41,11 +42,14 @@ static void test_ctx(void)
     EXPECT(bit(w, MP_CTX_IDS - 1));
     /* a vote reserves: the next snapshot and any other vote exclude the ids */
     int ids[2] = { 2, 3 };
-    EXPECT(mp_ctx_reserve(ids, 2) == 1);
+    EXPECT(mp_ctx_reserve(ids, 2) == 3u);
     mp_ctx_snapshot(w);
     EXPECT(!bit(w, 2) && !bit(w, 3) && bit(w, 4));
     int other[2] = { 3, 4 };
-    EXPECT(mp_ctx_reserve(other, 2) == 0);   /* 3 is reserved: no, and 4 stays unreserved */
+    EXPECT(mp_ctx_reserve(other, 2) == 2u);  /* 3 is reserved: refused; 4 reserved */
+    mp_ctx_snapshot(w);
+    EXPECT(!bit(w, 4));
+    mp_ctx_settle(&other[1], 1, 0);          /* 4 dropped again */
     mp_ctx_snapshot(w);
     EXPECT(bit(w, 4));
     EXPECT(mp_ctx_live() == 2);
@@ -56,12 +60,35 @@ static void test_ctx(void)
     EXPECT(mp_ctx_reserve(ids, 1) == 0);     /* claimed ids are refused */
     /* a failed round (or a non-member) drops its reservation without claiming */
     int four = 4;
-    EXPECT(mp_ctx_reserve(&four, 1) == 1);
+    EXPECT(mp_ctx_reserve(&four, 1) == 1u);
     mp_ctx_settle(&four, 1, 0);
     mp_ctx_snapshot(w);
     EXPECT(bit(w, 4) && mp_ctx_live() == 4);
-    EXPECT(mp_ctx_reserve(&four, 1) == 1);   /* free again */
+    EXPECT(mp_ctx_reserve(&four, 1) == 1u);  /* free again */
     mp_ctx_settle(&four, 1, 0);
+    /* a speculation takes the first free, unreserved ids from its start, wrapping */
+    int spec[8];
+    EXPECT(mp_ctx_reserve_run(MP_CTX_IDS - 2, 4, spec) == 4);
+    EXPECT(spec[0] == MP_CTX_IDS - 2 && spec[1] == MP_CTX_IDS - 1 && spec[2] == 4 &&
+           spec[3] == 5);                    /* 0-3 are taken */
+    int run2[2];
+    EXPECT(mp_ctx_reserve_run(MP_CTX_IDS - 1, 2, run2) == 2 && run2[0] == 6 && run2[1] == 7);
+    EXPECT(mp_ctx_reserve(&spec[2], 1) == 0);    /* reserved by the speculation */
+    mp_ctx_settle(spec, 4, 0);
+    mp_ctx_settle(run2, 2, 0);
+    mp_ctx_snapshot(w);
+    EXPECT(bit(w, 4) && bit(w, 7) && bit(w, MP_CTX_IDS - 1) && mp_ctx_live() == 4);
+    /* no speculation when few ids are free */
+    int *all = malloc(sizeof(int) * MP_CTX_IDS), nall = 0;
+    for (int id = 8; id < MP_CTX_IDS - 100; id++)
+        all[nall++] = id;
+    for (int i = 0; i < nall; i += 32)
+        mp_ctx_reserve(all + i, nall - i < 32 ? nall - i : 32);
+    EXPECT(mp_ctx_reserve_run(0, 4, spec) == 0);
+    mp_ctx_settle(all, nall, 0);
+    EXPECT(mp_ctx_reserve_run(0, 1, spec) == 1 && spec[0] == 4);
+    mp_ctx_settle(spec, 1, 0);
+    free(all);
     mp_ctx_release(2 * 2);
     EXPECT(mp_ctx_live() == 3);
     mp_ctx_snapshot(w);
