@@ -1,7 +1,8 @@
 /* init.c -- MPI_Init, MPI_Finalize and the job-level queries.  MemPI, BSD-3-Clause.
  *
- * Start-up order: configuration (MEMPI_* validated first, so a typo fails before anything
- * is created), PMI (who am I, how many, which node), the node layout, the shared segment and
+ * Start-up order: configuration (every layer's MEMPI_* rows, loaded and validated first, so a
+ * typo fails before anything is created; reported once the launcher says which rank we are),
+ * PMI (who am I, how many, which node), the node layout, the shared segment and
  * transports, point-to-point, datatypes, MPI_COMM_WORLD/SELF, then the comm and coll layers.
  * Finalize drains queued sends, passes a node barrier so no rank unmaps while a peer may still
  * need it, prints statistics and tells the launcher.
@@ -10,8 +11,10 @@
 #include "rma/rma.h"
 #include "transport/transport.h"
 #include "core/placement.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void init_fail(int err)
@@ -19,6 +22,19 @@ static void init_fail(int err)
     fprintf(stderr, "MemPI: MPI_Init failed: %s\n", mp_error_message(err));
     mp_transports_abandon();
     mp_abort_job(1, mp_error_message(err));
+}
+
+/* A malformed MEMPI_* value.  Usually every rank has the same environment and fails alike:
+ * rank 0 reports it and ends the job, and the launcher stops the others while they wait, so
+ * the message appears once.  A rank whose value alone is bad reports it after the wait. */
+#define CONFIG_REPORT_DELAY_S 3
+static void config_fail(int err, int rank, int size)
+{
+    if (rank > 0 && size > 1) {
+        struct timespec left = { CONFIG_REPORT_DELAY_S, 0 };
+        while (nanosleep(&left, &left) != 0 && errno == EINTR) { }
+    }
+    init_fail(err);
 }
 
 static mp_comm *predefined_comm(int handle, int ctx, int size, int rank, const int *world)
@@ -36,17 +52,20 @@ static int do_init(int required, int *provided)
     static const char *const F = "MPI_Init";
     if (mp_world.initialized)
         return mp_error(NULL, MPI_ERR_OTHER, F, "MPI is already initialized");
-    int err = mp_config_load();
-    if (err)
-        init_fail(err);
+    mp_config_add(mp_coll_config_vars, mp_coll_config_nvars);
+    int cfg_err = mp_config_load(), err;
     int rank, size, appnum;
     if (mp_pmi_init(&rank, &size, &appnum) != 0) {
+        if (cfg_err)
+            init_fail(cfg_err);
         fprintf(stderr, "MemPI: MPI_Init failed: cannot talk to the launcher: %s\n", mp_pmi_error());
         exit(1);
     }
     mp_world.rank = rank;
     mp_world.size = size;
     mp_world.appnum = appnum;
+    if (cfg_err)
+        config_fail(cfg_err, rank, size);
     mp_world.main_thread = pthread_self();
     mp_world.wtime_base = mp_wtime();
     /* Which ranks share this host (core/nodes.c), then the transports that reach them

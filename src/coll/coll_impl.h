@@ -131,7 +131,6 @@ typedef struct mp_coll_args {
 
 /* Returns the algorithm index for collective `coll` (enum values of each family below). */
 int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a);
-int mp_coll_select_init(void);        /* parses MEMPI_COLL_<NAME>; error names the variable */
 
 enum { MP_BARRIER_DISSEMINATION, MP_BARRIER_NODE, MP_BARRIER_SHM };
 enum { MP_BCAST_BINOMIAL, MP_BCAST_SCATTER_ALLGATHER, MP_BCAST_TWO_STAGE, MP_BCAST_LINEAR,
