@@ -11,7 +11,9 @@
  * with a non-commutative op, recursive-doubling allgather on 6 ranks, ...) falls back to a
  * general one in the family file, so forcing never produces wrong results.  A forced "shm"
  * that cannot serve a call (nonblocking, ranks on other hosts, a type the shm reductions do
- * not handle) is ignored for that call and the rule decides.
+ * not handle) is ignored for that call and the rule decides.  Each family reports the
+ * algorithm that actually ran (mp_coll_ran; with MEMPI_VERBOSE=2 one line per call), which is
+ * how the tests see a forced algorithm that never runs.
  *
  * Every rank of a call must choose the same algorithm: rules only look at arguments that are
  * equal on all ranks (sizes by the standard's signature rules, process count, layout, op).
@@ -207,6 +209,19 @@ int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a)
     if (e->forced >= 0 && !(e->forced == e->shm && !mp_coll_shm_call_ok(comm, a, e->reduction)))
         return e->forced;
     return e->rule(comm, a);
+}
+
+/* MEMPI_VERBOSE=2: one line per call naming the algorithm that ran, and the forced one if it
+ * did not apply (tests/mpi/coll_forced.h counts these lines). */
+void mp_coll_trace(mp_comm *comm, int coll, int alg)
+{
+    const coll_entry *e = &table[coll];
+    if (e->forced >= 0 && e->forced != alg)
+        fprintf(stderr, "MemPI: rank %d: coll %s %s (size %d; forced %s does not apply)\n",
+                mp_world.rank, e->name, e->algs[alg + 1], comm->size, e->algs[e->forced + 1]);
+    else
+        fprintf(stderr, "MemPI: rank %d: coll %s %s (size %d)\n", mp_world.rank, e->name,
+                e->algs[alg + 1], comm->size);
 }
 
 /* ---- MEMPI_COLL_<NAME>: the layer's rows of the configuration table --------------------- */

@@ -437,7 +437,7 @@ typedef struct mp_config {
     int    bind;                      /* MEMPI_BIND: MP_BIND_* (core/placement.h) */
     int    report_bindings;           /* MEMPI_REPORT_BINDINGS */
     int    stats;                     /* MEMPI_STATS */
-    int    verbose;                   /* MEMPI_VERBOSE */
+    int    verbose;                   /* MEMPI_VERBOSE: 1 start-up, 2 also every collective */
     int    node_size;                 /* MEMPI_NODE_SIZE: simulate nodes of this many ranks */
     size_t coll_shm_slot;             /* MEMPI_COLL_SHM_SLOT: bytes per rank for shm collectives */
     int    async_progress;            /* MEMPI_ASYNC_PROGRESS: a progress thread per rank */
