@@ -15,11 +15,14 @@
  *   2. several-MB data: Allreduce of 1 Mi ints, Allgather and Alltoall of ~4 MiB in total,
  *      Bcast of 4 MiB with a derived type, blocking and nonblocking;
  *   3. the allreduce selection at sizes around its thresholds (2 KiB, 1 MiB) with a
- *      commutative and a non-commutative op.
+ *      commutative and a non-commutative op;
+ *   4. Reduce_scatter and Reduce_scatter_block with MPI_SUM on the holey type (the forced
+ *      pairwise algorithm serves commutative ops only).
  * Every result is compared with a naive reference computed locally.
  */
 #include <mpi.h>
 #include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +200,49 @@ static void test_noncommutative_holey(void)
 
 static int val(int r, long i) { return (int)((r * 7919L + i * 31L) % 100003L); }
 
+/* Reduce_scatter (uneven blocks) and Reduce_scatter_block with a built-in, commutative op on
+ * the holey type, blocking and nonblocking: the pairwise algorithm's case, which the
+ * non-commutative op of test_noncommutative_holey never reaches. */
+static void test_commutative_holey(void)
+{
+    const long n = 37;
+    int *counts = malloc(sizeof(int) * (size_t)size);
+    long total = 0, first = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = (int)(n + r % 3);
+        if (r < rank) first += counts[r];
+        total += counts[r];
+    }
+    for (int blk = 0; blk < 2; blk++)
+        for (int nb = 0; nb < 2; nb++) {
+            long tot = blk ? n * size : total, off = blk ? n * rank : first;
+            int mine = blk ? (int)n : counts[rank];
+            int *a = holey_buf(tot, rank), *b = holey_buf(mine, -1);
+            MPI_Request rq = MPI_REQUEST_NULL;
+            if (blk && nb) CHECK_MPI(MPI_Ireduce_scatter_block(a, b, (int)n, holey, MPI_SUM, MPI_COMM_WORLD, &rq));
+            if (blk && !nb) CHECK_MPI(MPI_Reduce_scatter_block(a, b, (int)n, holey, MPI_SUM, MPI_COMM_WORLD));
+            if (!blk && nb) CHECK_MPI(MPI_Ireduce_scatter(a, b, counts, holey, MPI_SUM, MPI_COMM_WORLD, &rq));
+            if (!blk && !nb) CHECK_MPI(MPI_Reduce_scatter(a, b, counts, holey, MPI_SUM, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            for (long i = 0; i < mine; i++) {
+                const int *e = b + EXT * i;
+                long m = 0, c = 0;
+                for (int r = 0; r < size; r++) {
+                    int mr, cr;
+                    aff(r, off + i, &mr, &cr);
+                    m += mr;
+                    c += cr;
+                }
+                CHECK(e[0] == HOLE && e[2] == HOLE && e[4] == HOLE, "sum reduce_scatter%s (nb %d): "
+                      "hole overwritten at element %ld", blk ? "_block" : "", nb, i);
+                CHECK(e[1] == m && e[3] == c, "sum reduce_scatter%s (nb %d): element %ld is "
+                      "(%d,%d), expected (%ld,%ld)", blk ? "_block" : "", nb, i, e[1], e[3], m, c);
+            }
+            free(a); free(b);
+        }
+    free(counts);
+}
+
 static void test_large(void)
 {
     /* Allreduce of 1 Mi ints (4 MiB), blocking then nonblocking */
@@ -272,6 +318,7 @@ static void test_thresholds(void)
 
 int main(int argc, char **argv)
 {
+    coll_forced_begin();
     CHECK_MPI(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -283,10 +330,12 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_free(&two));
     CHECK_MPI(MPI_Op_create(affine_holey, 0, &affine_h));
     test_noncommutative_holey();
+    test_commutative_holey();
     test_large();
     test_thresholds();
     CHECK_MPI(MPI_Op_free(&affine_h));
     CHECK_MPI(MPI_Type_free(&holey));
+    coll_forced_end(NULL);
     MPI_Finalize();
     if (rank == 0)
         printf("ok\n");

@@ -22,6 +22,7 @@
 #define _DEFAULT_SOURCE
 #include <mpi.h>
 #include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,7 @@ int main(int argc, char **argv)
 {
     int provided;
     const char *tm = getenv("COLL_ORDER_THREAD_MULTIPLE");
+    coll_forced_begin();
     if (tm && *tm == '1') {
         CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
         if (provided != MPI_THREAD_MULTIPLE) FAIL("provided %d", provided);
@@ -322,6 +324,7 @@ int main(int argc, char **argv)
     agree_pattern(MPI_COMM_WORLD);
     freed_op(comm);
     CHECK_MPI(MPI_Comm_free(&comm));
+    coll_forced_end(NULL);
     MPI_Finalize();
     if (rank == 0)
         printf("ok\n");

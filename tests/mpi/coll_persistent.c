@@ -14,6 +14,7 @@
  */
 #include <mpi.h>
 #include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,7 @@ static void verify(int it)
 
 int main(int argc, char **argv)
 {
+    coll_forced_begin();
     CHECK_MPI(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -347,6 +349,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Request_free(&r));
     for (int k = 0; k < NREQ; k++) { free(sb[k]); free(rb[k]); }
     CHECK_MPI(MPI_Comm_free(&ring));
+    coll_forced_end(NULL);
     MPI_Finalize();
     if (rank == 0)
         printf("ok\n");

@@ -19,6 +19,7 @@
  */
 #include <mpi.h>
 #include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,7 @@ static void round_on(tc *t, long n, int salt)
 
 int main(int argc, char **argv)
 {
+    coll_forced_begin();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -278,6 +280,7 @@ int main(int argc, char **argv)
     MPI_Op_free(&affine);
     MPI_Type_free(&vec);
     MPI_Type_free(&pair);
+    coll_forced_end(NULL);
     MPI_Finalize();
     return 0;
 }

@@ -11,6 +11,7 @@
  */
 #include <mpi.h>
 #include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +341,13 @@ static void test_reduce_scatter(int nb)
             for (long i = 0; i < counts[rank]; i++) if (((int *)rb)[i] != (int)sum_val(off + i)) FAIL("reduce_scatter n=%ld inplace=%d i=%ld", n, inplace, i);
             free(in); free(out);
         }
+        /* block form with a commutative op (the pairwise algorithm's case) */
+        int *c = malloc(sizeof(int) * (n * size + 1)), *d = malloc(sizeof(int) * (n + 1));
+        for (long i = 0; i < n * size; i++) c[i] = val(rank, i);
+        if (nb) { MPI_Request rq; CHECK_MPI(MPI_Ireduce_scatter_block(c, d, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+        else CHECK_MPI(MPI_Reduce_scatter_block(c, d, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (long i = 0; i < n; i++) if (d[i] != (int)sum_val(rank * n + i)) FAIL("reduce_scatter_block sum n=%ld i=%ld", n, i);
+        free(c); free(d);
         /* block form with the non-commutative op */
         int *a = malloc(sizeof(int) * (2 * n * size + 1)), *b = malloc(sizeof(int) * (2 * n + 1));
         for (long i = 0; i < n * size; i++) aff(rank, i, &a[2 * i], &a[2 * i + 1]);
@@ -370,6 +378,7 @@ static void test_overlap(void)
 
 int main(int argc, char **argv)
 {
+    coll_forced_begin();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -398,6 +407,9 @@ int main(int argc, char **argv)
     if (affine != MPI_OP_NULL) FAIL("Op_free did not reset the handle");
     MPI_Type_free(&vec);
     MPI_Type_free(&pair);
+    /* recursive doubling needs a power-of-two process count; elsewhere it falls back */
+    static const char *const not_pof2[] = { "allgather=recursive_doubling", NULL };
+    coll_forced_end((size & (size - 1)) ? not_pof2 : NULL);
     MPI_Finalize();
     return 0;
 }
