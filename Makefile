@@ -7,6 +7,7 @@
 #   make                  build library, wrappers, tools
 #   make check            build and run the whole test suite
 #   make demo             build and run the example programs
+#   make config-table     regenerate README.md's table of MEMPI_* variables
 #   make SANITIZE=address build into build-address/ with ASan (also: thread)
 #   make DEBUG=1          build into build-debug/ with the protocol's assertions (MP_ASSERT)
 #   make install PREFIX=/opt/mempi
@@ -51,7 +52,7 @@ TOOLS    := $(BUILD)/bin/mpiexec $(BUILD)/bin/mempi-info
 WRAPPERS := $(BUILD)/bin/mpicc $(BUILD)/bin/mpicxx
 HEADERS  := $(patsubst include/%,$(BUILD)/include/%,$(wildcard include/*.h))
 
-.PHONY: all lib tools check demo install clean unit bench
+.PHONY: all lib tools check demo install clean unit bench config-table
 all: lib tools $(WRAPPERS) $(BUILD)/lib/pkgconfig/mempi.pc $(HEADERS)
 
 lib: $(LIBFILE) $(BUILD)/lib/libmempi_internal.a
@@ -125,6 +126,10 @@ unit: all
 
 demo: all
 	examples/run-demo $(BUILD)
+
+# README.md's table of MEMPI_* variables is generated from the configuration table.
+config-table: $(BUILD)/bin/mempi-info
+	tools/gen-config-table $(BUILD)/bin/mempi-info README.md
 
 install: all
 	mkdir -p $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/bin

@@ -4,7 +4,10 @@
 # Input: RAW/<lib>.<case>.r<round>.<prog>.txt, each holding lines
 # "<name> <size> <value> <unit>" ('#' lines are comments; "# TIMEOUT" and
 # "# FAILED" mark runs that did not finish), RAW/machine.txt and, when
-# present, RAW/loggp.<lib>.txt.
+# present, RAW/loggp.<lib>.txt.  RAW is a folder (bench/run's, under the
+# ignored bench/work/) or the raw.tar.xz that bench/run keeps beside a report
+# (one compressed file per run; `tar xJf raw.tar.xz` gives raw/), so a
+# committed report can be rewritten from what is committed.
 #
 # For every (case, name, size) the value of a library is the median over the
 # rounds that produced it.  The "best peer" is the better of MPICH and Open
@@ -21,6 +24,8 @@ import os
 import re
 import statistics
 import sys
+import tarfile
+import tempfile
 
 LIBS = ["mempi", "mpich", "openmpi"]
 LIB_NAMES = {"mempi": "MemPI", "mpich": "MPICH", "openmpi": "Open MPI",
@@ -443,10 +448,18 @@ def target_table(out, title, ref_header, rows, note):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--raw", required=True)
+    ap.add_argument("--raw", required=True, help="raw folder, or a raw.tar.xz holding raw/")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if os.path.isfile(args.raw):
+        unpacked = tempfile.TemporaryDirectory(prefix="mempi-bench-raw-")
+        with tarfile.open(args.raw) as tar:
+            try:
+                tar.extractall(unpacked.name, filter="data")
+            except TypeError:                          # Python without extraction filters
+                tar.extractall(unpacked.name)
+        args.raw = os.path.join(unpacked.name, "raw")
     values, units, status = parse_raw(args.raw)
     med = medians(values)
     noisy = noisy_points(values)
@@ -463,7 +476,8 @@ def main():
     plots, plot_note = plot_all(med, units, cases, libs, args.out)
     out = []
     out.append("# Benchmark results: MemPI vs MPICH vs Open MPI\n")
-    out.append("Written by `bench/run` (see `bench/README.md`); raw outputs are in `raw/`.\n")
+    out.append("Written by `bench/run` (see `bench/README.md`); raw outputs are in `raw.tar.xz` "
+               "(`tar xJf raw.tar.xz` gives `raw/`).\n")
     out.append("## Machine and run\n")
     for k, v in info.items():
         if not k.startswith("unavailable"):
@@ -536,7 +550,7 @@ def main():
             elif "# FAILED or TIMEOUT" in text:         # marker of earlier bench/run versions
                 summary = "# TIMEOUT or FAILED: " + text.strip().splitlines()[-1]
             out.append("\n```\n%s\n```\n" % summary)
-            out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
+            out.append("Full table: `raw/%s` in `raw.tar.xz`.\n" % os.path.basename(path))
     tiers = sorted(glob.glob(os.path.join(args.raw, "loggp2tier.*.txt")))
     if tiers:
         out.append("\n## Two-tier LoGH{sSP} parameters (tools/mempi-loggp, 2 namespace nodes x 2 ranks)\n")
@@ -546,7 +560,7 @@ def main():
                 text = f.read()
             summary = text.split("# table", 1)[0].strip()
             out.append("### %s\n\n```\n%s\n```\n" % (LIB_NAMES.get(lib, lib), summary))
-            out.append("Full table: `raw/%s`.\n" % os.path.basename(path))
+            out.append("Full table: `raw/%s` in `raw.tar.xz`.\n" % os.path.basename(path))
     if plot_note:
         out.append("\n" + plot_note)
     with open(os.path.join(args.out, "README.md"), "w") as f:

@@ -1,9 +1,9 @@
 /* init.c -- MPI_Init, MPI_Finalize and the job-level queries.  MemPI, BSD-3-Clause.
  *
- * Start-up order: configuration (MEMPI_* and MEMPI_COLL_* validated first, so a typo fails
- * before anything is created), PMI (who am I, how many, which node), the node layout, the
- * shared segment and transports, point-to-point, datatypes, MPI_COMM_WORLD/SELF, then the comm
- * and coll layers.
+ * Start-up order: configuration (every layer's MEMPI_* rows, loaded and validated first, so a
+ * typo fails before anything is created), PMI (who am I, how many, which node), the node
+ * layout, the shared segment and transports, point-to-point, datatypes, MPI_COMM_WORLD/SELF,
+ * then the comm and coll layers.
  * Finalize drains queued sends, passes a node barrier so no rank unmaps while a peer may still
  * need it, prints statistics and tells the launcher.
  */
@@ -56,8 +56,9 @@ static int do_init(int required, int *provided)
     static const char *const F = "MPI_Init";
     if (mp_world.initialized)
         return mp_error(NULL, MPI_ERR_OTHER, F, "MPI is already initialized");
+    mp_config_add(mp_coll_config_vars, mp_coll_config_nvars);
     int err = mp_config_load();
-    if (err || (err = mp_coll_config_load()))
+    if (err)
         config_fail(err);
     int rank, size, appnum;
     if (mp_pmi_init(&rank, &size, &appnum) != 0) {

@@ -206,6 +206,7 @@ static int build_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Ain
     int alg = mp_coll_select(MP_COLL_ALLGATHER, comm, &a);
     if (alg == MP_ALLGATHER_RECURSIVE_DOUBLING && (n & (n - 1)) != 0)
         alg = MP_ALLGATHER_BRUCK;
+    mp_coll_ran(comm, MP_COLL_ALLGATHER, alg);
     switch (alg) {
     case MP_ALLGATHER_RECURSIVE_DOUBLING:
         build_allgather_rd(s, &t, rbuf, rcount, rdt);
@@ -249,7 +250,9 @@ static int build_allgatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Ai
     }
     mp_coll_args a = { total / (size_t)n, 0, 1 };
     mp_team t = mp_team_all(comm);
-    switch (mp_coll_select(MP_COLL_ALLGATHERV, comm, &a)) {
+    int alg = mp_coll_select(MP_COLL_ALLGATHERV, comm, &a);
+    mp_coll_ran(comm, MP_COLL_ALLGATHERV, alg);
+    switch (alg) {
     case MP_ALLGATHERV_BTREE4STAR:
         mp_build_allgatherv_btree4star(s, comm, rbuf, c, d, rdt);
         break;
@@ -271,10 +274,14 @@ int mp_iallgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbu
     mp_coll_args shm = { mp_datatype_bytes(rdt, rcount), rcount, 1, 1, 0 };
     if (!req && !comm->is_inter && comm->size > 1 && rcount > 0 && rdt->size > 0) {
         int alg = mp_coll_select(MP_COLL_ALLGATHER, comm, &shm);
-        if (alg == MP_ALLGATHER_SHM)
+        if (alg == MP_ALLGATHER_SHM) {
+            mp_coll_ran(comm, MP_COLL_ALLGATHER, alg);
             return mp_coll_shm_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-        if (alg == MP_ALLGATHER_BTREE4STAR && mp_coll_shm_node_usable(comm))
+        }
+        if (alg == MP_ALLGATHER_BTREE4STAR && mp_coll_shm_node_usable(comm)) {
+            mp_coll_ran(comm, MP_COLL_ALLGATHER, alg);
             return allgather_btree4star_shm(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+        }
     }
     mp_sched *s = mp_sched_new(comm);
     if (req) {

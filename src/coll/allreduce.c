@@ -216,6 +216,7 @@ static int build_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *r
         (alg == MP_ALLREDUCE_RING && !commutative) ||
         (alg == MP_ALLREDUCE_BTREE4 && !commutative && !mp_coll_state_of(comm)->blocked))
         alg = MP_ALLREDUCE_RECURSIVE_DOUBLING;
+    mp_coll_ran(comm, MP_COLL_ALLREDUCE, alg);
     switch (alg) {
     case MP_ALLREDUCE_RABENSEIFNER:
         build_allreduce_rabenseifner(s, &t, rbuf, count, dt, op);
@@ -263,11 +264,15 @@ int mp_iallreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
                          mp_coll_shm_reduce_fits(dt) };
     if (!req && !comm->is_inter && comm->size > 1 && count > 0) {
         int alg = mp_coll_select(MP_COLL_ALLREDUCE, comm, &shm);
-        if (alg == MP_ALLREDUCE_SHM)
+        if (alg == MP_ALLREDUCE_SHM) {
+            mp_coll_ran(comm, MP_COLL_ALLREDUCE, alg);
             return mp_coll_shm_allreduce(sbuf, rbuf, count, dt, op, comm);
+        }
         if (alg == MP_ALLREDUCE_BTREE4 && shm.shm_fits && mp_coll_shm_node_usable(comm) &&
-            (shm.commutative || mp_coll_state_of(comm)->blocked))
+            (shm.commutative || mp_coll_state_of(comm)->blocked)) {
+            mp_coll_ran(comm, MP_COLL_ALLREDUCE, alg);
             return allreduce_btree4_shm(sbuf, rbuf, count, dt, op, comm);
+        }
     }
     mp_sched *s = mp_sched_new(comm);
     if (req) {

@@ -109,7 +109,9 @@ static int build_alltoallw(mp_sched *s, mp_comm *comm, int coll, a2a *x, size_t 
     if (x->sbase == MPI_IN_PLACE)
         in_place_source(s, comm, x);
     mp_coll_args a = { avg_bytes, 0, 1 };
-    if (mp_coll_select(coll, comm, &a) == MP_ALLTOALLV_LINEAR)
+    int alg = mp_coll_select(coll, comm, &a);
+    mp_coll_ran(comm, coll, alg);
+    if (alg == MP_ALLTOALLV_LINEAR)
         build_linear(s, comm, x);
     else
         build_pairwise(s, comm, x);
@@ -149,7 +151,10 @@ static int build_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint
         return MPI_SUCCESS;
     mp_coll_args a = { bytes, 0, 1 };
     int alg = mp_coll_select(MP_COLL_ALLTOALL, comm, &a);
-    if (alg == MP_ALLTOALL_BRUCK && sbuf != MPI_IN_PLACE) {
+    if (alg == MP_ALLTOALL_BRUCK && sbuf == MPI_IN_PLACE)
+        alg = MP_ALLTOALL_PAIRWISE;
+    mp_coll_ran(comm, MP_COLL_ALLTOALL, alg);
+    if (alg == MP_ALLTOALL_BRUCK) {
         build_bruck(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt);
         return MPI_SUCCESS;
     }

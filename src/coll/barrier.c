@@ -58,16 +58,23 @@ int mp_ibarrier(mp_comm *comm, mp_request **req)
     mp_coll_args shm = { 0, 0, 1, 1, 0 };
     if (!req && !comm->is_inter && comm->size > 1) {
         int alg = mp_coll_select(MP_COLL_BARRIER, comm, &shm);
-        if (alg == MP_BARRIER_SHM)
+        if (alg == MP_BARRIER_SHM) {
+            mp_coll_ran(comm, MP_COLL_BARRIER, alg);
             return mp_coll_shm_barrier(comm);
-        if (alg == MP_BARRIER_NODE && mp_coll_shm_node_usable(comm))
+        }
+        if (alg == MP_BARRIER_NODE && mp_coll_shm_node_usable(comm)) {
+            mp_coll_ran(comm, MP_COLL_BARRIER, alg);
             return barrier_node_shm(comm);
+        }
     }
     mp_sched *s = mp_sched_new(comm);
     if (comm->is_inter)
         return mp_coll_finish(s, mp_build_inter_barrier(s, comm), req);
     mp_coll_args a = { 0, 0, 1 };
-    if (mp_coll_select(MP_COLL_BARRIER, comm, &a) == MP_BARRIER_NODE) {
+    int alg = mp_coll_select(MP_COLL_BARRIER, comm, &a);
+    if (comm->size > 1)
+        mp_coll_ran(comm, MP_COLL_BARRIER, alg);
+    if (alg == MP_BARRIER_NODE) {
         build_barrier_node(s, comm);
     } else {
         mp_team t = mp_team_all(comm);

@@ -174,6 +174,7 @@ static int build_bcast(mp_sched *s, mp_comm *comm, void *buf, MPI_Aint count, mp
     int alg = mp_coll_select(MP_COLL_BCAST, comm, &a);
     if (alg == MP_BCAST_SCATTER_ALLGATHER && a.bytes < (size_t)comm->size)
         alg = MP_BCAST_BINOMIAL;      /* fewer bytes than ranks */
+    mp_coll_ran(comm, MP_COLL_BCAST, alg);
     switch (alg) {
     case MP_BCAST_TWO_STAGE:
         build_bcast_two_stage(s, comm, buf, count, dt, root, 1);
@@ -212,10 +213,14 @@ int mp_ibcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *com
     mp_coll_args shm = { mp_datatype_bytes(dt, count), count, 1, 1, 0 };
     if (!req && !comm->is_inter && comm->size > 1 && count > 0 && dt->size > 0) {
         int alg = mp_coll_select(MP_COLL_BCAST, comm, &shm);
-        if (alg == MP_BCAST_SHM)
+        if (alg == MP_BCAST_SHM) {
+            mp_coll_ran(comm, MP_COLL_BCAST, alg);
             return mp_coll_shm_bcast(buf, count, dt, root, comm);
-        if (alg == MP_BCAST_TWO_STAGE && mp_coll_shm_node_usable(comm))
+        }
+        if (alg == MP_BCAST_TWO_STAGE && mp_coll_shm_node_usable(comm)) {
+            mp_coll_ran(comm, MP_COLL_BCAST, alg);
             return bcast_two_stage_shm(buf, count, dt, root, comm);
+        }
     }
     mp_sched *s = mp_sched_new(comm);
     if (req)

@@ -132,8 +132,10 @@ int mp_ineighbor_alltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_
                            const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm,
                            mp_request **req);
 
-/* mempi-info: prints every collective's MEMPI_COLL_<NAME> variable and its algorithms. */
-void mp_coll_describe(FILE *out);
+/* The layer's rows of the configuration table (MEMPI_COLL_<NAME>, select.c): registered with
+ * mp_config_add before mp_config_load. */
+extern const mp_config_var mp_coll_config_vars[];
+extern const int mp_coll_config_nvars;
 
 /* ---------------------------------------------------------------------------------------------
  * Reduction operations (op.c).  Predefined ops have MPICH's handle values; user ops live in
@@ -180,7 +182,6 @@ const char *mp_op_name(MPI_Op op);         /* "MPI_SUM", or "user op" */
  * communicator is destroyed. */
 void mp_coll_comm_free(mp_comm *comm);
 
-int  mp_coll_config_load(void);   /* MEMPI_COLL_<NAME>, checked before PMI like MEMPI_* */
 int  mp_coll_init(void);
 void mp_coll_finalize(void);
 

@@ -131,7 +131,14 @@ typedef struct mp_coll_args {
 
 /* Returns the algorithm index for collective `coll` (enum values of each family below). */
 int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a);
-int mp_coll_select_init(void);        /* parses MEMPI_COLL_<NAME>; error names the variable */
+/* Every family calls mp_coll_ran with the algorithm that actually runs, after its own
+ * fallbacks; MEMPI_VERBOSE=2 prints it (select.c). */
+void mp_coll_trace(mp_comm *comm, int coll, int alg);
+static inline void mp_coll_ran(mp_comm *comm, int coll, int alg)
+{
+    if (mp_cfg.verbose >= 2)
+        mp_coll_trace(comm, coll, alg);
+}
 
 enum { MP_BARRIER_DISSEMINATION, MP_BARRIER_NODE, MP_BARRIER_SHM };
 enum { MP_BCAST_BINOMIAL, MP_BCAST_SCATTER_ALLGATHER, MP_BCAST_TWO_STAGE, MP_BCAST_LINEAR,

@@ -78,7 +78,9 @@ static int build_gather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint s
     if (bytes == 0)
         return MPI_SUCCESS;
     mp_coll_args a = { bytes, 0, 1 };
-    if (mp_coll_select(MP_COLL_GATHER, comm, &a) == MP_GATHER_BINOMIAL) {
+    int alg = mp_coll_select(MP_COLL_GATHER, comm, &a);
+    mp_coll_ran(comm, MP_COLL_GATHER, alg);
+    if (alg == MP_GATHER_BINOMIAL) {
         build_gather_binomial(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
         return MPI_SUCCESS;
     }
@@ -103,6 +105,7 @@ static int build_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint 
         return mp_build_inter_gatherv(s, comm, sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
                                       root);
     int me = comm->rank;
+    mp_coll_ran(comm, MP_COLL_GATHERV, 0);     /* linear, the only one */
     if (me == root) {
         if (sbuf != MPI_IN_PLACE)
             mp_sched_copy(s, sbuf, scount, sdt, mp_elem(rbuf, displs[me], rdt), rcounts[me], rdt);

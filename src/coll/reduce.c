@@ -133,13 +133,14 @@ static int build_reduce(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf
         return MPI_SUCCESS;
     mp_coll_args a = { mp_datatype_bytes(dt, count), count, commutative };
     mp_team t = mp_team_all(comm);
-    switch (mp_coll_select(MP_COLL_REDUCE, comm, &a)) {
+    int alg = mp_coll_select(MP_COLL_REDUCE, comm, &a);
+    if (alg == MP_REDUCE_NODE && !commutative && !mp_coll_state_of(comm)->blocked)
+        alg = MP_REDUCE_BINOMIAL;
+    mp_coll_ran(comm, MP_COLL_REDUCE, alg);
+    switch (alg) {
     case MP_REDUCE_NODE:
-        if (commutative || mp_coll_state_of(comm)->blocked) {
-            build_reduce_node(s, comm, acc, rbuf, count, dt, op, root, commutative);
-            break;
-        }
-        /* fall through */
+        build_reduce_node(s, comm, acc, rbuf, count, dt, op, root, commutative);
+        break;
     case MP_REDUCE_BINOMIAL:
         mp_build_reduce_to(s, &t, acc, rbuf, count, dt, op, root, commutative);
         break;
@@ -156,8 +157,10 @@ int mp_ireduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MP
     mp_coll_args shm = { mp_datatype_bytes(dt, count), count, mp_op_commutative(op), 1,
                          mp_coll_shm_reduce_fits(dt) };
     if (!req && !comm->is_inter && comm->size > 1 &&
-        mp_coll_select(MP_COLL_REDUCE, comm, &shm) == MP_REDUCE_SHM)
+        mp_coll_select(MP_COLL_REDUCE, comm, &shm) == MP_REDUCE_SHM) {
+        mp_coll_ran(comm, MP_COLL_REDUCE, MP_REDUCE_SHM);
         return mp_coll_shm_reduce(sbuf, rbuf, count, dt, op, root, comm);
+    }
     mp_sched *s = mp_sched_new(comm);
     if (req) {
         mp_sched_hold_dt(s, dt);

@@ -26,7 +26,10 @@ static int build_reduce_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, vo
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     mp_coll_args a = { mp_datatype_bytes(dt, total) / (size_t)n, total, commutative };
     int alg = mp_coll_select(coll, comm, &a);
-    if (alg == MP_REDUCE_SCATTER_PAIRWISE && commutative) {
+    if (!commutative)
+        alg = MP_REDUCE_SCATTER_REDUCE_SCATTERV;
+    mp_coll_ran(comm, coll, alg);
+    if (alg == MP_REDUCE_SCATTER_PAIRWISE) {
         /* own piece accumulates in a scratch buffer (the input may be rbuf itself) */
         void *acc = mp_sched_tmp(s, rcounts[me], dt);
         void *tmp = mp_sched_tmp(s, rcounts[me], dt);

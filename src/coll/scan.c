@@ -83,7 +83,9 @@ static int build_scan(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf, 
         return MPI_SUCCESS;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     mp_coll_args a = { mp_datatype_bytes(dt, count), count, mp_op_commutative(op) };
-    if (mp_coll_select(exclusive ? MP_COLL_EXSCAN : MP_COLL_SCAN, comm, &a) == MP_SCAN_LINEAR)
+    int coll = exclusive ? MP_COLL_EXSCAN : MP_COLL_SCAN, alg = mp_coll_select(coll, comm, &a);
+    mp_coll_ran(comm, coll, alg);
+    if (alg == MP_SCAN_LINEAR)
         build_scan_linear(s, comm, in, rbuf, count, dt, op, exclusive);
     else
         build_scan_rd(s, comm, in, rbuf, count, dt, op, exclusive);

@@ -64,7 +64,9 @@ static int build_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint 
     if (bytes == 0)
         return MPI_SUCCESS;
     mp_coll_args a = { bytes, 0, 1 };
-    if (mp_coll_select(MP_COLL_SCATTER, comm, &a) == MP_SCATTER_BINOMIAL) {
+    int alg = mp_coll_select(MP_COLL_SCATTER, comm, &a);
+    mp_coll_ran(comm, MP_COLL_SCATTER, alg);
+    if (alg == MP_SCATTER_BINOMIAL) {
         build_scatter_binomial(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
         return MPI_SUCCESS;
     }
@@ -89,6 +91,7 @@ static int build_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf, const MP
         return mp_build_inter_scatterv(s, comm, sbuf, scounts, displs, sdt, rbuf, rcount, rdt,
                                        root);
     int me = comm->rank;
+    mp_coll_ran(comm, MP_COLL_SCATTERV, 0);    /* linear, the only one */
     if (me == root) {
         for (int i = 0; i < comm->size; i++)
             if (i != root)

@@ -1,16 +1,19 @@
 /* select.c -- which algorithm each collective uses: the one readable table.
  * MemPI, BSD-3-Clause (see LICENSE).
  *
- * Each collective has a list of algorithm names (index = the MP_<COLL>_<ALG> enum value)
+ * Each collective has a list of algorithm names (after "auto", in MP_<COLL>_<ALG> enum order)
  * and a rule function that picks one from the message size, the process count, the
  * commutativity of the op and the node layout.  MEMPI_COLL_<NAME>=<algorithm> (e.g.
- * MEMPI_COLL_ALLREDUCE=ring) overrides the rule; it is parsed strictly at MPI_Init and an
- * unknown name is an error that names the variable, the value and the valid choices.
+ * MEMPI_COLL_ALLREDUCE=ring) overrides the rule: the collective layer's rows of the
+ * configuration table are at the end of this file, and core/config.c parses them with every
+ * other variable at MPI_Init (an unknown name names the variable, the value and the choices).
  * A forced algorithm whose preconditions do not hold for a particular call (ring allreduce
  * with a non-commutative op, recursive-doubling allgather on 6 ranks, ...) falls back to a
  * general one in the family file, so forcing never produces wrong results.  A forced "shm"
  * that cannot serve a call (nonblocking, ranks on other hosts, a type the shm reductions do
- * not handle) is ignored for that call and the rule decides.
+ * not handle) is ignored for that call and the rule decides.  Each family reports the
+ * algorithm that actually ran (mp_coll_ran; with MEMPI_VERBOSE=2 one line per call), which is
+ * how the tests see a forced algorithm that never runs.
  *
  * Every rank of a call must choose the same algorithm: rules only look at arguments that are
  * equal on all ranks (sizes by the standard's signature rules, process count, layout, op).
@@ -27,29 +30,32 @@ typedef int (*rule_fn)(mp_comm *comm, const mp_coll_args *a);
 
 typedef struct coll_entry {
     const char *name;                 /* "bcast" -> variable MEMPI_COLL_BCAST */
-    const char *const *algs;          /* NULL-terminated, index = enum value */
+    const char *const *algs;          /* "auto", then the algorithms: algs[enum value + 1] */
     rule_fn rule;
     int forced;                       /* -1 = use the rule */
     int shm;                          /* index of the "shm" algorithm, -1 if none */
     int reduction;                    /* shm needs a suitable type (mp_coll_args.shm_fits) */
 } coll_entry;
 
-static const char *const barrier_algs[] = { "dissemination", "node", "shm", NULL };
-static const char *const bcast_algs[] = { "binomial", "scatter_allgather", "two_stage", "linear",
-                                          "shm", NULL };
-static const char *const reduce_algs[] = { "binomial", "linear", "node", "shm", NULL };
-static const char *const allreduce_algs[] = { "recursive_doubling", "rabenseifner", "ring",
+/* Algorithm names, index = enum value + 1: "auto" (the rule decides) comes first, so each list
+ * is also the choices of its MEMPI_COLL_<NAME> row (forced = index - 1, -1 = auto). */
+static const char *const barrier_algs[] = { "auto", "dissemination", "node", "shm", NULL };
+static const char *const bcast_algs[] = { "auto", "binomial", "scatter_allgather", "two_stage",
+                                          "linear", "shm", NULL };
+static const char *const reduce_algs[] = { "auto", "binomial", "linear", "node", "shm", NULL };
+static const char *const allreduce_algs[] = { "auto", "recursive_doubling", "rabenseifner", "ring",
                                               "reduce_bcast", "btree4", "shm", NULL };
-static const char *const allgather_algs[] = { "ring", "recursive_doubling", "bruck",
+static const char *const allgather_algs[] = { "auto", "ring", "recursive_doubling", "bruck",
                                               "gather_bcast", "btree4star", "shm", NULL };
-static const char *const allgatherv_algs[] = { "ring", "gatherv_bcast", "btree4star", NULL };
-static const char *const gather_algs[] = { "binomial", "linear", NULL };
-static const char *const scatter_algs[] = { "binomial", "linear", NULL };
-static const char *const linear_only[] = { "linear", NULL };   /* gatherv, scatterv */
-static const char *const alltoall_algs[] = { "pairwise", "bruck", "linear", NULL };
-static const char *const alltoallv_algs[] = { "pairwise", "linear", NULL };
-static const char *const reduce_scatter_algs[] = { "reduce_scatterv", "pairwise", NULL };
-static const char *const scan_algs[] = { "recursive_doubling", "linear", NULL };
+static const char *const allgatherv_algs[] = { "auto", "ring", "gatherv_bcast", "btree4star",
+                                               NULL };
+static const char *const gather_algs[] = { "auto", "binomial", "linear", NULL };
+static const char *const scatter_algs[] = { "auto", "binomial", "linear", NULL };
+static const char *const linear_only[] = { "auto", "linear", NULL };   /* gatherv, scatterv */
+static const char *const alltoall_algs[] = { "auto", "pairwise", "bruck", "linear", NULL };
+static const char *const alltoallv_algs[] = { "auto", "pairwise", "linear", NULL };
+static const char *const reduce_scatter_algs[] = { "auto", "reduce_scatterv", "pairwise", NULL };
+static const char *const scan_algs[] = { "auto", "recursive_doubling", "linear", NULL };
 
 static int node_aware(mp_comm *comm) { return mp_coll_node_aware_useful(comm); }
 
@@ -205,57 +211,42 @@ int mp_coll_select(int coll, mp_comm *comm, const mp_coll_args *a)
     return e->rule(comm, a);
 }
 
-static void var_name(const coll_entry *e, char *out, size_t len)
+/* MEMPI_VERBOSE=2: one line per call naming the algorithm that ran, and the forced one if it
+ * did not apply (tests/mpi/coll_forced.h counts these lines). */
+void mp_coll_trace(mp_comm *comm, int coll, int alg)
 {
-    snprintf(out, len, "MEMPI_COLL_");
-    size_t k = strlen(out);
-    for (const char *p = e->name; *p && k + 1 < len; p++)
-        out[k++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
-    out[k] = '\0';
+    const coll_entry *e = &table[coll];
+    if (e->forced >= 0 && e->forced != alg)
+        fprintf(stderr, "MemPI: rank %d: coll %s %s (size %d; forced %s does not apply)\n",
+                mp_world.rank, e->name, e->algs[alg + 1], comm->size, e->algs[e->forced + 1]);
+    else
+        fprintf(stderr, "MemPI: rank %d: coll %s %s (size %d)\n", mp_world.rank, e->name,
+                e->algs[alg + 1], comm->size);
 }
 
-static void alg_list(const coll_entry *e, char *out, size_t len)
-{
-    out[0] = '\0';
-    for (int i = 0; e->algs[i]; i++) {
-        strncat(out, i ? "|" : "", len - strlen(out) - 1);
-        strncat(out, e->algs[i], len - strlen(out) - 1);
-    }
-}
-
-int mp_coll_select_init(void)
-{
-    for (int c = 0; c < MP_COLL_NCOLL; c++) {
-        coll_entry *e = &table[c];
-        char var[64], list[256];
-        var_name(e, var, sizeof var);
-        e->forced = -1;
-        const char *v = getenv(var);
-        if (!v || !*v || strcmp(v, "auto") == 0)
-            continue;
-        if (mp_parse_choice(v, e->algs, &e->forced) != 0) {
-            e->forced = -1;
-            alg_list(e, list, sizeof list);
-            return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for %s (expected auto|%s)",
-                                 v, var, list);
-        }
-    }
-    return MPI_SUCCESS;
-}
-
-void mp_coll_describe(FILE *out)
-{
-    fprintf(out, "Collective algorithms (force one with MEMPI_COLL_<NAME>=<algorithm>; "
-                 "default auto):\n");
-    char var[64], list[256];
-    int width = 0;
-    for (int c = 0; c < MP_COLL_NCOLL; c++) {
-        var_name(&table[c], var, sizeof var);
-        width = (int)strlen(var) > width ? (int)strlen(var) : width;
-    }
-    for (int c = 0; c < MP_COLL_NCOLL; c++) {
-        var_name(&table[c], var, sizeof var);
-        alg_list(&table[c], list, sizeof list);
-        fprintf(out, "  %-*s auto|%s\n", width, var, list);
-    }
-}
+/* ---- MEMPI_COLL_<NAME>: the layer's rows of the configuration table --------------------- */
+#define ROW(NAME, coll, algs, call) \
+    { "MEMPI_COLL_" #NAME, MP_CFG_CHOICE, MP_CFG_ALL_EQ | MP_CFG_RUNTIME | MP_CFG_EMPTY, "auto", \
+      0, 0, algs, -1, &table[coll].forced, NULL, NULL, \
+      "algorithm of " call " and its nonblocking and persistent forms (auto: chosen per call)" }
+const mp_config_var mp_coll_config_vars[] = {
+    ROW(BARRIER, MP_COLL_BARRIER, barrier_algs, "MPI_Barrier"),
+    ROW(BCAST, MP_COLL_BCAST, bcast_algs, "MPI_Bcast"),
+    ROW(REDUCE, MP_COLL_REDUCE, reduce_algs, "MPI_Reduce"),
+    ROW(ALLREDUCE, MP_COLL_ALLREDUCE, allreduce_algs, "MPI_Allreduce"),
+    ROW(ALLGATHER, MP_COLL_ALLGATHER, allgather_algs, "MPI_Allgather"),
+    ROW(ALLGATHERV, MP_COLL_ALLGATHERV, allgatherv_algs, "MPI_Allgatherv"),
+    ROW(GATHER, MP_COLL_GATHER, gather_algs, "MPI_Gather"),
+    ROW(GATHERV, MP_COLL_GATHERV, linear_only, "MPI_Gatherv"),
+    ROW(SCATTER, MP_COLL_SCATTER, scatter_algs, "MPI_Scatter"),
+    ROW(SCATTERV, MP_COLL_SCATTERV, linear_only, "MPI_Scatterv"),
+    ROW(ALLTOALL, MP_COLL_ALLTOALL, alltoall_algs, "MPI_Alltoall"),
+    ROW(ALLTOALLV, MP_COLL_ALLTOALLV, alltoallv_algs, "MPI_Alltoallv"),
+    ROW(ALLTOALLW, MP_COLL_ALLTOALLW, alltoallv_algs, "MPI_Alltoallw"),
+    ROW(REDUCE_SCATTER, MP_COLL_REDUCE_SCATTER, reduce_scatter_algs, "MPI_Reduce_scatter"),
+    ROW(REDUCE_SCATTER_BLOCK, MP_COLL_REDUCE_SCATTER_BLOCK, reduce_scatter_algs,
+        "MPI_Reduce_scatter_block"),
+    ROW(SCAN, MP_COLL_SCAN, scan_algs, "MPI_Scan"),
+    ROW(EXSCAN, MP_COLL_EXSCAN, scan_algs, "MPI_Exscan"),
+};
+const int mp_coll_config_nvars = (int)(sizeof mp_coll_config_vars / sizeof mp_coll_config_vars[0]);

@@ -386,17 +386,49 @@ void mp_abort_job(int code, const char *msg) __attribute__((noreturn));
 void mp_note_peer_gone(int world_rank);
 
 /* ---------------------------------------------------------------------------------------------
- * Configuration: MEMPI_* variables.  Every variable is declared once in config.c with its
- * default and one line of meaning; mempi-info lists them.
+ * Configuration: MEMPI_* variables (config.c).  One declarative table: each row names a
+ * variable, its type, range or choices, default, the field it sets, its scope and meaning.
+ * mp_config_load reads every row once, at MPI_Init; code reads the fields, never getenv.
+ * Layers that own variables keep their rows and register them with mp_config_add before the
+ * load (the collective layer's MEMPI_COLL_<NAME>); mempi-info and the README's table are
+ * printed from the rows.
  * ------------------------------------------------------------------------------------------- */
+typedef enum mp_config_type {
+    MP_CFG_SIZE,                      /* size_t: bytes, "4096", "64k", "1M" */
+    MP_CFG_INT,                       /* int */
+    MP_CFG_BOOL,                      /* int: 0 or 1 */
+    MP_CFG_CHOICE,                    /* int: index in choices + base (case-insensitive) */
+    MP_CFG_STRING                     /* const char *, as given */
+} mp_config_type;
+
+enum {
+    MP_CFG_ALL_EQ  = 1,               /* scope: all ranks must give the same value (else: local) */
+    MP_CFG_RUNTIME = 2,               /* the field may change after MPI_Init (read at each use) */
+    MP_CFG_AUTO    = 4,               /* SIZE: also "auto", stored as MP_CFG_SIZE_AUTO */
+    MP_CFG_POW2    = 8,               /* SIZE/INT: a power of two */
+    MP_CFG_EMPTY   = 16               /* an empty value means the default */
+};
+#define MP_CFG_SIZE_AUTO ((size_t)-2)
+
 typedef struct mp_config_var {
     const char *name;                 /* e.g. "MEMPI_EAGER_MAX" */
-    const char *defval;
+    mp_config_type type;
+    int flags;                        /* MP_CFG_* above */
+    const char *defval;               /* parses like a value (checked by tests/unit/config_fuzz) */
+    long long lo, hi;                 /* SIZE, INT: inclusive range */
+    const char *const *choices;       /* CHOICE: NULL-terminated */
+    int base;                         /* CHOICE: the field gets index + base */
+    void *field;                      /* size_t*, int* or const char** by type */
+    /* Irregular syntax (NULL: by type): 0 and the field set, or -1; `expect` says what a
+     * valid value looks like in the error message. */
+    int (*parse)(const char *value, void *field);
+    const char *expect;
     const char *meaning;
 } mp_config_var;
-extern const mp_config_var mp_config_vars[];
-extern const int mp_config_nvars;
 
+typedef struct mp_config_bound { size_t entries, bytes; } mp_config_bound;  /* one of them, or 0 */
+
+/* The fields of the core table.  Each layer reads its own; names follow the variables. */
 typedef struct mp_config {
     size_t eager_max;                 /* MEMPI_EAGER_MAX: largest eager message (bytes) */
     size_t shm_cells;                 /* MEMPI_SHM_CELLS: cells per sender->receiver queue */
@@ -405,21 +437,47 @@ typedef struct mp_config {
     int    cma;                       /* MEMPI_CMA: -1 auto, 0 off, 1 on */
     int    sendreq;                   /* MEMPI_SENDREQ: send requests (SR) on/off */
     size_t sendreq_min;               /* MEMPI_SENDREQ_MIN: smallest buffer worth an SR */
-    int    wait_policy;               /* MEMPI_WAIT */
+    int    wait_policy;               /* MEMPI_WAIT: MP_WAIT_* */
     unsigned spin_count;              /* MEMPI_SPIN: polls before yielding */
+    int    bind;                      /* MEMPI_BIND: MP_BIND_* (core/placement.h) */
+    int    report_bindings;           /* MEMPI_REPORT_BINDINGS */
     int    stats;                     /* MEMPI_STATS */
-    int    verbose;                   /* MEMPI_VERBOSE */
+    int    verbose;                   /* MEMPI_VERBOSE: 1 start-up, 2 also every collective */
     int    node_size;                 /* MEMPI_NODE_SIZE: simulate nodes of this many ranks */
     size_t coll_shm_slot;             /* MEMPI_COLL_SHM_SLOT: bytes per rank for shm collectives */
     int    async_progress;            /* MEMPI_ASYNC_PROGRESS: a progress thread per rank */
+    int    pmi;                       /* MEMPI_PMI: 0 as the launcher says, 1, 2 */
+    const char *tuning;               /* MEMPI_TUNING: file of defaults ("" none) */
+    const char *net_provider;         /* MEMPI_NET_PROVIDER ("" = best available) */
+    const char *net_iface;            /* MEMPI_NET_IFACE ("" = the provider's first) */
+    size_t net_eager_max;             /* MEMPI_NET_EAGER_MAX */
+    size_t net_chunk;                 /* MEMPI_NET_CHUNK: data bytes per network packet */
+    int    net_credits;               /* MEMPI_NET_CREDITS: packets in flight per peer */
+    int    net_rma;                   /* MEMPI_NET_RMA: fi_read/fi_write allowed */
+    size_t net_rma_max;               /* MEMPI_NET_RMA_MAX: bytes, or MP_CFG_SIZE_AUTO */
+    mp_config_bound net_mr_cache;     /* MEMPI_NET_MR_CACHE: entries or bytes, 0 = off */
+    int    net_async_read;            /* MEMPI_NET_ASYNC_READ: -1 auto, 0 off, 1 on */
+    int    net_timeout;               /* MEMPI_NET_TIMEOUT: seconds, 0 = never */
 } mp_config;
 extern mp_config mp_cfg;
 enum { MP_WAIT_AUTO = 0, MP_WAIT_SPIN, MP_WAIT_YIELD, MP_WAIT_SLEEP };
 
-/* Reads and validates all variables; on malformed input returns an error code whose message
- * names the variable and the value. */
+/* Where a variable's value came from. */
+enum { MP_CFG_FROM_DEFAULT, MP_CFG_FROM_TUNING, MP_CFG_FROM_ENV };
+
+/* Adds a layer's rows to the table (once per array; before mp_config_load). */
+void mp_config_add(const mp_config_var *rows, int n);
+int  mp_config_count(void);                         /* rows of every registered array */
+const mp_config_var *mp_config_row(int i);          /* 0 <= i < mp_config_count() */
+int  mp_config_index(const char *name, size_t len); /* row index, -1 if unknown */
+/* Reads and validates every row (environment, else MEMPI_TUNING file, else default) into its
+ * field.  On malformed input every field still gets a value (the default where the given one
+ * is bad) and the first error is returned; its message names the variable and the value. */
 int  mp_config_load(void);
-const char *mp_config_current(const char *name);  /* getenv or default */
+const char *mp_config_current(const char *name);   /* the text in effect: env, file, default */
+int  mp_config_source(const char *name);            /* MP_CFG_FROM_* */
+/* The value range of a row as text ("auto|0|1", "size 0-1G", ...), for messages and docs. */
+void mp_config_describe_values(const mp_config_var *v, char *out, size_t len);
 /* Strict parsers used for every outside input: return 0 on success, -1 on malformed input. */
 int  mp_parse_size(const char *s, size_t *out);    /* "4096", "64k", "1M" */
 int  mp_parse_int(const char *s, long lo, long hi, long *out);
@@ -430,7 +488,7 @@ enum { MP_TUNING_MAX = 64, MP_TUNING_VALUE_MAX = 256, MP_TUNING_LINE_MAX = 1024,
        MP_TUNING_FILE_MAX = 65536 };
 typedef struct mp_tuning {
     int n;
-    int var[MP_TUNING_MAX];                   /* index into mp_config_vars */
+    int var[MP_TUNING_MAX];                   /* row index (mp_config_row) */
     char value[MP_TUNING_MAX][MP_TUNING_VALUE_MAX];
 } mp_tuning;
 extern mp_tuning mp_tuned;                    /* the file named by MEMPI_TUNING, if any */

@@ -333,22 +333,13 @@ static void format_cpus(const int *ids, int n, char *buf, size_t len)
     }
 }
 
-static int report_wanted(void)
-{
-    const char *v = getenv("MEMPI_REPORT_BINDINGS");
-    return v != NULL && strcmp(v, "1") == 0;
-}
-
 int mp_placement_apply(void)
 {
-    static const char *const modes[] = { "auto", "none", "core", "socket", NULL };
-    int mode = MP_BIND_AUTO;
-    if (mp_parse_choice(mp_config_current("MEMPI_BIND"), modes, &mode) != 0)
-        mode = MP_BIND_AUTO;                /* mp_config_load has rejected bad values */
+    int mode = mp_cfg.bind;
     look_at_start_set();
     int rank = mp_world.rank, nranks = mp_world.local_size;
     if (start_count <= 0) {
-        if (report_wanted())
+        if (mp_cfg.report_bindings)
             fprintf(stderr, "rank %d not bound (the affinity mask is unreadable)\n", rank);
         return MPI_SUCCESS;
     }
@@ -376,13 +367,13 @@ int mp_placement_apply(void)
             if (mode != MP_BIND_AUTO)
                 err = mp_error_code(MPI_ERR_OTHER, "MEMPI_BIND: cannot bind rank %d to CPUs "
                                     "{%s}: %s", rank, text, strerror(e));
-            if (report_wanted())
+            if (mp_cfg.report_bindings)
                 fprintf(stderr, "rank %d not bound (binding to {%s} failed: %s)\n", rank, text,
                         strerror(e));
-        } else if (report_wanted()) {
+        } else if (mp_cfg.report_bindings) {
             fprintf(stderr, "rank %d bound to cores {%s}\n", rank, text);
         }
-    } else if (report_wanted()) {
+    } else if (mp_cfg.report_bindings) {
         if (mode == MP_BIND_NONE)
             fprintf(stderr, "rank %d not bound (MEMPI_BIND=none)\n", rank);
         else if (lone)
@@ -396,7 +387,7 @@ int mp_placement_apply(void)
     }
     if (mp_cfg.verbose && count > 0 && err == MPI_SUCCESS && rank == 0)
         fprintf(stderr, "MemPI: placement: rank 0 bound to CPUs {%s} (MEMPI_BIND=%s)\n", text,
-                modes[mode]);
+                mp_config_current("MEMPI_BIND"));
     free(ids);
     free(cpus);
     return err;

@@ -23,13 +23,15 @@
  * Puts are sent at once (the server stores them on receipt); the fence is a
  * barrier, after which every earlier put of every rank is visible.
  *
- * PMI-2 (MEMPI_PMI=2, or PMI_VERSION=2 from the launcher; PMI_FD required):
+ * PMI-2 (MEMPI_PMI=2 as loaded into mp_cfg.pmi, or PMI_VERSION=2 from the launcher; PMI_FD
+ * required):
  * the same calls over the PMI-2 wire protocol (handshake2; framing in
  * pmi_wire.h): fullinit, job-getid, kvs-put / kvs-fence / kvs-get, and
  * info-getjobattr for the launcher's own PMI_* keys such as
  * PMI_process_mapping.  Slurm's `srun --mpi=pmi2` serves both versions (its
  * PMI-1 answers appnum=-1, accepted as 0), so PMI-1 stays the default.
  */
+#include "core/core.h"
 #include "core/pmi.h"
 #include "core/pmi_wire.h"
 
@@ -460,9 +462,9 @@ static int singleton_setup(void)
  * job-getid (the key-value space's name).  PMI-2 fixes the limits: keys 64, values 1024. */
 static int want_v2(void)
 {
-    const char *m = getenv("MEMPI_PMI"), *v = getenv("PMI_VERSION");
-    if (m != NULL && *m != '\0')
-        return strcmp(m, "2") == 0;
+    const char *v = getenv("PMI_VERSION");      /* the launcher's word, not a MEMPI_ variable */
+    if (mp_cfg.pmi != 0)
+        return mp_cfg.pmi == 2;
     return v != NULL && strcmp(v, "2") == 0;
 }
 

@@ -411,7 +411,7 @@ void mp_wait_policy_init(void)
     int competing = mp_nodes_machine_size();   /* namespace nodes of one machine count too */
     int oversubscribed = cores > 0 && competing > cores;
     policy.oversubscribed = oversubscribed;
-    int spin_given = getenv("MEMPI_SPIN") != NULL;
+    int spin_given = mp_config_source("MEMPI_SPIN") != MP_CFG_FROM_DEFAULT;
     unsigned spin = spin_given || !oversubscribed ? mp_cfg.spin_count : OVERSUB_SPIN;
     policy.spin_forever = 0;
     policy.spin_polls = spin;

@@ -2,7 +2,7 @@
  *
  * `mempi-loggp --tune FILE` measures the machine and writes the thresholds that follow from its
  * LogGP parameters; `MEMPI_TUNING=FILE` makes MemPI start with them.  The file is a list of
- * `NAME = VALUE` lines: NAME is one of the MEMPI_* variables of config.c (the one table), or an
+ * `NAME = VALUE` lines: NAME is one of the MEMPI_* variables of the one table (config.c), or an
  * informational `loggp_*` key whose value must be a number (the measured parameters, kept so a
  * tuning file says where its thresholds came from).  `#` starts a comment; blank lines are
  * ignored.  Precedence: environment > tuning file > built-in default, so one run can still
@@ -12,7 +12,7 @@
  * tests/unit/config_fuzz.c) and rejects anything it does not fully understand -- unknown names,
  * duplicates, a missing '=', empty values or values with blanks, control bytes, overlong lines, files over 64 KiB --
  * with a message naming the file, the line and the offence.  The values themselves are checked
- * by config.c's loaders exactly as if they came from the environment.
+ * by config.c's loader exactly as if they came from the environment.
  */
 #include "core/core.h"
 #include <errno.h>
@@ -25,14 +25,6 @@ mp_tuning mp_tuned;
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r';
-}
-
-static int var_index(const char *name, size_t len)
-{
-    for (int i = 0; i < mp_config_nvars; i++)
-        if (strlen(mp_config_vars[i].name) == len && memcmp(mp_config_vars[i].name, name, len) == 0)
-            return i;
-    return -1;
 }
 
 static int is_number(const char *s, size_t len)
@@ -85,8 +77,8 @@ static int parse_line(const char *s, size_t len, int lineno, mp_tuning *t, char 
             return fail(err, errlen, lineno, "a loggp_* value must be a number");
         return 0;                                   /* informational: recorded, not used */
     }
-    int var = var_index(s, klen);
-    if (var < 0 || strcmp(mp_config_vars[var].name, "MEMPI_TUNING") == 0) {
+    int var = mp_config_index(s, klen);
+    if (var < 0 || strcmp(mp_config_row(var)->name, "MEMPI_TUNING") == 0) {
         char what[160];
         snprintf(what, sizeof what, "unknown name '%.*s' (expected a MEMPI_* variable listed by "
                  "mempi-info, or loggp_*)", (int)(klen < 64 ? klen : 64), s);
@@ -158,7 +150,7 @@ int mp_tuning_load(const char *path)
 const char *mp_tuning_value(const char *name)
 {
     for (int i = 0; i < mp_tuned.n; i++)
-        if (strcmp(mp_config_vars[mp_tuned.var[i]].name, name) == 0)
+        if (strcmp(mp_config_row(mp_tuned.var[i])->name, name) == 0)
             return mp_tuned.value[i];
     return NULL;
 }

@@ -1,11 +1,9 @@
 /* mempi-test: np=1,2,3 timeout=60 */
 /* attr_comm.c -- keyvals, copy/delete callbacks, predefined attributes, MPI-1 names, datatype attributes.  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int wrank, wsize;
 static int copies, deletes, last_deleted = -1;

@@ -7,19 +7,14 @@
  * untouched.  Blocking and nonblocking forms both run.
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 static int rank, size;
-#define FAIL(...) do {                                                        \
-        fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);         \
-        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n");                  \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    } while (0)
-#define CHECK(call) do { int e_ = (call); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #call, e_); } while (0)
 
 static int val(int from, int to, long i) { return from * 10000 + to * 100 + (int)i; }
-static void done(MPI_Request *rq) { if (rq) CHECK(MPI_Wait(rq, MPI_STATUS_IGNORE)); }
+static void done(MPI_Request *rq) { if (rq) CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE)); }
 
 static void test_v(int nb)
 {
@@ -33,8 +28,8 @@ static void test_v(int nb)
 
     /* allgatherv */
     for (long i = 0; i < total; i++) all[i] = -1;
-    if (nb) CHECK(MPI_Iallgatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD, r));
-    else CHECK(MPI_Allgatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
+    if (nb) CHECK_MPI(MPI_Iallgatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD, r));
+    else CHECK_MPI(MPI_Allgatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
     done(r);
     for (int q = 0; q < size; q++) {
         for (int i = 0; i < cnt[q]; i++) if (all[dsp[q] + i] != val(q, 0, i)) FAIL("allgatherv_c q=%d i=%d", q, i);
@@ -43,16 +38,16 @@ static void test_v(int nb)
     /* gatherv to the last rank */
     int root = size - 1;
     for (long i = 0; i < total; i++) all[i] = -1;
-    if (nb) CHECK(MPI_Igatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, root, MPI_COMM_WORLD, r));
-    else CHECK(MPI_Gatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, root, MPI_COMM_WORLD));
+    if (nb) CHECK_MPI(MPI_Igatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, root, MPI_COMM_WORLD, r));
+    else CHECK_MPI(MPI_Gatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, root, MPI_COMM_WORLD));
     done(r);
     if (rank == root) for (int q = 0; q < size; q++) for (int i = 0; i < cnt[q]; i++)
         if (all[dsp[q] + i] != val(q, 0, i)) FAIL("gatherv_c q=%d i=%d", q, i);
     /* scatterv from rank 0 */
     for (long i = 0; i < total; i++) all[i] = (int)i + 7;
     int got[3] = { -1, -1, -1 };
-    if (nb) CHECK(MPI_Iscatterv_c(all, cnt, dsp, MPI_INT, got, cnt[rank], MPI_INT, 0, MPI_COMM_WORLD, r));
-    else CHECK(MPI_Scatterv_c(all, cnt, dsp, MPI_INT, got, cnt[rank], MPI_INT, 0, MPI_COMM_WORLD));
+    if (nb) CHECK_MPI(MPI_Iscatterv_c(all, cnt, dsp, MPI_INT, got, cnt[rank], MPI_INT, 0, MPI_COMM_WORLD, r));
+    else CHECK_MPI(MPI_Scatterv_c(all, cnt, dsp, MPI_INT, got, cnt[rank], MPI_INT, 0, MPI_COMM_WORLD));
     done(r);
     for (int i = 0; i < cnt[rank]; i++) if (got[i] != (int)(dsp[rank] + i + 7)) FAIL("scatterv_c i=%d", i);
 
@@ -71,10 +66,10 @@ static void test_v(int nb)
     for (int d = 0; d < size; d++) for (int i = 0; i < sc[d]; i++) s[sd[d] + i] = val(rank, d, i);
     for (int w = 0; w < 2; w++) {
         for (long i = 0; i < rt; i++) rb[i] = -1;
-        if (!w && nb) CHECK(MPI_Ialltoallv_c(s, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD, r));
-        else if (!w) CHECK(MPI_Alltoallv_c(s, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD));
-        else if (nb) CHECK(MPI_Ialltoallw_c(s, sc, sdb, ty, rb, rc, rdb, ty, MPI_COMM_WORLD, r));
-        else CHECK(MPI_Alltoallw_c(s, sc, sdb, ty, rb, rc, rdb, ty, MPI_COMM_WORLD));
+        if (!w && nb) CHECK_MPI(MPI_Ialltoallv_c(s, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD, r));
+        else if (!w) CHECK_MPI(MPI_Alltoallv_c(s, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD));
+        else if (nb) CHECK_MPI(MPI_Ialltoallw_c(s, sc, sdb, ty, rb, rc, rdb, ty, MPI_COMM_WORLD, r));
+        else CHECK_MPI(MPI_Alltoallw_c(s, sc, sdb, ty, rb, rc, rdb, ty, MPI_COMM_WORLD));
         done(r);
         for (int q = 0; q < size; q++) {
             for (int i = 0; i < rc[q]; i++) if (rb[rd[q] + i] != val(q, rank, i)) FAIL("alltoall%c_c from %d i=%d", w ? 'w' : 'v', q, i);
@@ -87,8 +82,8 @@ static void test_v(int nb)
     long off = 0, ntot = 0;
     for (int q = 0; q < size; q++) { if (q < rank) off += cnt[q]; ntot += cnt[q]; }
     for (long i = 0; i < ntot; i++) in[i] = (int)i * (rank + 1);
-    if (nb) CHECK(MPI_Ireduce_scatter_c(in, out, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, r));
-    else CHECK(MPI_Reduce_scatter_c(in, out, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    if (nb) CHECK_MPI(MPI_Ireduce_scatter_c(in, out, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, r));
+    else CHECK_MPI(MPI_Reduce_scatter_c(in, out, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     done(r);
     for (int i = 0; i < cnt[rank]; i++) if (out[i] != (int)((off + i) * size * (size + 1) / 2)) FAIL("reduce_scatter_c i=%d got %d", i, out[i]);
     free(in); free(s); free(rb); free(sc); free(rc); free(sd); free(rd); free(sdb); free(rdb); free(ty);
@@ -99,25 +94,25 @@ static void test_i_regular(void)
 {
     MPI_Request rq;
     int x[2] = { rank, rank * 2 }, *all = malloc(sizeof(int) * 2 * size), y[2];
-    CHECK(MPI_Iallgather_c(x, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD, &rq)); done(&rq);
+    CHECK_MPI(MPI_Iallgather_c(x, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD, &rq)); done(&rq);
     for (int q = 0; q < size; q++) if (all[2 * q] != q || all[2 * q + 1] != 2 * q) FAIL("iallgather_c q=%d", q);
-    CHECK(MPI_Igather_c(x, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD, &rq)); done(&rq);
+    CHECK_MPI(MPI_Igather_c(x, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD, &rq)); done(&rq);
     if (rank == 0) for (int q = 0; q < size; q++) if (all[2 * q] != q) FAIL("igather_c q=%d", q);
     for (int q = 0; q < 2 * size; q++) all[q] = q * 3;
-    CHECK(MPI_Iscatter_c(all, 2, MPI_INT, y, 2, MPI_INT, 0, MPI_COMM_WORLD, &rq)); done(&rq);
+    CHECK_MPI(MPI_Iscatter_c(all, 2, MPI_INT, y, 2, MPI_INT, 0, MPI_COMM_WORLD, &rq)); done(&rq);
     if (y[0] != 6 * rank || y[1] != 6 * rank + 3) FAIL("iscatter_c");
     int *s = malloc(sizeof(int) * size), *r = malloc(sizeof(int) * size);
     for (int q = 0; q < size; q++) s[q] = val(rank, q, 0);
-    CHECK(MPI_Ialltoall_c(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD, &rq)); done(&rq);
+    CHECK_MPI(MPI_Ialltoall_c(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD, &rq)); done(&rq);
     for (int q = 0; q < size; q++) if (r[q] != val(q, rank, 0)) FAIL("ialltoall_c q=%d", q);
     int v = rank + 1, sc = 0, ex = -5;
-    CHECK(MPI_Iscan_c(&v, &sc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); done(&rq);
+    CHECK_MPI(MPI_Iscan_c(&v, &sc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); done(&rq);
     if (sc != (rank + 1) * (rank + 2) / 2) FAIL("iscan_c got %d", sc);
-    CHECK(MPI_Iexscan_c(&v, &ex, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); done(&rq);
+    CHECK_MPI(MPI_Iexscan_c(&v, &ex, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); done(&rq);
     if (rank > 0 && ex != rank * (rank + 1) / 2) FAIL("iexscan_c got %d", ex);
     for (int q = 0; q < size; q++) s[q] = q + rank;
     int blk = -1;
-    CHECK(MPI_Ireduce_scatter_block_c(s, &blk, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); done(&rq);
+    CHECK_MPI(MPI_Ireduce_scatter_block_c(s, &blk, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); done(&rq);
     if (blk != rank * size + size * (size - 1) / 2) FAIL("ireduce_scatter_block_c got %d", blk);
     free(all); free(s); free(r);
 }

@@ -15,22 +15,19 @@
  *   2. several-MB data: Allreduce of 1 Mi ints, Allgather and Alltoall of ~4 MiB in total,
  *      Bcast of 4 MiB with a derived type, blocking and nonblocking;
  *   3. the allreduce selection at sizes around its thresholds (2 KiB, 1 MiB) with a
- *      commutative and a non-commutative op.
+ *      commutative and a non-commutative op;
+ *   4. Reduce_scatter and Reduce_scatter_block with MPI_SUM on the holey type (the forced
+ *      pairwise algorithm serves commutative ops only).
  * Every result is compared with a naive reference computed locally.
  */
 #include <mpi.h>
+#include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank, size;
-
-#define FAIL(...) do {                                                        \
-        fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);         \
-        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n");                  \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    } while (0)
-#define CHECK(call) do { int e_ = (call); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #call, e_); } while (0)
 
 #define HOLE (-7777)
 #define P 1000003
@@ -105,8 +102,8 @@ static void complete(MPI_Request *rq, int f)
         return;
     MPI_Status st;
     if (f == PERSISTENT)
-        CHECK(MPI_Start(rq));
-    CHECK(MPI_Wait(rq, &st));
+        CHECK_MPI(MPI_Start(rq));
+    CHECK_MPI(MPI_Wait(rq, &st));
     if (st.MPI_SOURCE != MPI_ANY_SOURCE)       /* MPI_ERROR is not Wait's to set */
         FAIL("status of a collective not empty");
 }
@@ -114,7 +111,7 @@ static void complete(MPI_Request *rq, int f)
 static void release(MPI_Request *rq, int f)
 {
     if (f == PERSISTENT)
-        CHECK(MPI_Request_free(rq));
+        CHECK_MPI(MPI_Request_free(rq));
 }
 
 static void test_noncommutative_holey(void)
@@ -130,9 +127,9 @@ static void test_noncommutative_holey(void)
                 int *a = holey_buf(n, rank), *b = holey_buf(n, -1);
                 const void *sb = ip ? MPI_IN_PLACE : a;
                 void *rb = ip ? a : b;
-                if (f == BLOCKING) CHECK(MPI_Allreduce(sb, rb, (int)n, holey, affine_h, MPI_COMM_WORLD));
-                if (f == NONBLOCKING) CHECK(MPI_Iallreduce(sb, rb, (int)n, holey, affine_h, MPI_COMM_WORLD, &rq));
-                if (f == PERSISTENT) CHECK(MPI_Allreduce_init(sb, rb, (int)n, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+                if (f == BLOCKING) CHECK_MPI(MPI_Allreduce(sb, rb, (int)n, holey, affine_h, MPI_COMM_WORLD));
+                if (f == NONBLOCKING) CHECK_MPI(MPI_Iallreduce(sb, rb, (int)n, holey, affine_h, MPI_COMM_WORLD, &rq));
+                if (f == PERSISTENT) CHECK_MPI(MPI_Allreduce_init(sb, rb, (int)n, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
                 complete(&rq, f);
                 snprintf(what, sizeof what, "%s allreduce%s n=%ld", form_name[f], ip ? " in place" : "", n);
                 expect_fold(rb, n, 0, 0, size - 1, what);
@@ -147,9 +144,9 @@ static void test_noncommutative_holey(void)
             /* Reduce at every root */
             for (int root = 0; root < size; root++) {
                 int *a = holey_buf(n, rank), *b = holey_buf(n, -1);
-                if (f == BLOCKING) CHECK(MPI_Reduce(a, b, (int)n, holey, affine_h, root, MPI_COMM_WORLD));
-                if (f == NONBLOCKING) CHECK(MPI_Ireduce(a, b, (int)n, holey, affine_h, root, MPI_COMM_WORLD, &rq));
-                if (f == PERSISTENT) CHECK(MPI_Reduce_init(a, b, (int)n, holey, affine_h, root, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+                if (f == BLOCKING) CHECK_MPI(MPI_Reduce(a, b, (int)n, holey, affine_h, root, MPI_COMM_WORLD));
+                if (f == NONBLOCKING) CHECK_MPI(MPI_Ireduce(a, b, (int)n, holey, affine_h, root, MPI_COMM_WORLD, &rq));
+                if (f == PERSISTENT) CHECK_MPI(MPI_Reduce_init(a, b, (int)n, holey, affine_h, root, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
                 complete(&rq, f);
                 release(&rq, f);
                 snprintf(what, sizeof what, "%s reduce root %d n=%ld", form_name[f], root, n);
@@ -159,9 +156,9 @@ static void test_noncommutative_holey(void)
             /* Scan and Exscan (exscan's result on rank 0 is undefined: not checked) */
             for (int ex = 0; ex < 2; ex++) {
                 int *a = holey_buf(n, rank), *b = holey_buf(n, -1);
-                if (f == BLOCKING) CHECK((ex ? MPI_Exscan : MPI_Scan)(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD));
-                if (f == NONBLOCKING) CHECK((ex ? MPI_Iexscan : MPI_Iscan)(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, &rq));
-                if (f == PERSISTENT) CHECK((ex ? MPI_Exscan_init : MPI_Scan_init)(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+                if (f == BLOCKING) CHECK_MPI((ex ? MPI_Exscan : MPI_Scan)(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD));
+                if (f == NONBLOCKING) CHECK_MPI((ex ? MPI_Iexscan : MPI_Iscan)(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, &rq));
+                if (f == PERSISTENT) CHECK_MPI((ex ? MPI_Exscan_init : MPI_Scan_init)(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
                 complete(&rq, f);
                 release(&rq, f);
                 snprintf(what, sizeof what, "%s %s n=%ld", form_name[f], ex ? "exscan" : "scan", n);
@@ -183,13 +180,13 @@ static void test_noncommutative_holey(void)
                 long off = blk ? n * rank : first;
                 int *a = holey_buf(tot, rank), *b = holey_buf(mine, -1);
                 if (blk) {
-                    if (f == BLOCKING) CHECK(MPI_Reduce_scatter_block(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD));
-                    if (f == NONBLOCKING) CHECK(MPI_Ireduce_scatter_block(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, &rq));
-                    if (f == PERSISTENT) CHECK(MPI_Reduce_scatter_block_init(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+                    if (f == BLOCKING) CHECK_MPI(MPI_Reduce_scatter_block(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD));
+                    if (f == NONBLOCKING) CHECK_MPI(MPI_Ireduce_scatter_block(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, &rq));
+                    if (f == PERSISTENT) CHECK_MPI(MPI_Reduce_scatter_block_init(a, b, (int)n, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
                 } else {
-                    if (f == BLOCKING) CHECK(MPI_Reduce_scatter(a, b, counts, holey, affine_h, MPI_COMM_WORLD));
-                    if (f == NONBLOCKING) CHECK(MPI_Ireduce_scatter(a, b, counts, holey, affine_h, MPI_COMM_WORLD, &rq));
-                    if (f == PERSISTENT) CHECK(MPI_Reduce_scatter_init(a, b, counts, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+                    if (f == BLOCKING) CHECK_MPI(MPI_Reduce_scatter(a, b, counts, holey, affine_h, MPI_COMM_WORLD));
+                    if (f == NONBLOCKING) CHECK_MPI(MPI_Ireduce_scatter(a, b, counts, holey, affine_h, MPI_COMM_WORLD, &rq));
+                    if (f == PERSISTENT) CHECK_MPI(MPI_Reduce_scatter_init(a, b, counts, holey, affine_h, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
                 }
                 complete(&rq, f);
                 release(&rq, f);
@@ -203,6 +200,49 @@ static void test_noncommutative_holey(void)
 
 static int val(int r, long i) { return (int)((r * 7919L + i * 31L) % 100003L); }
 
+/* Reduce_scatter (uneven blocks) and Reduce_scatter_block with a built-in, commutative op on
+ * the holey type, blocking and nonblocking: the pairwise algorithm's case, which the
+ * non-commutative op of test_noncommutative_holey never reaches. */
+static void test_commutative_holey(void)
+{
+    const long n = 37;
+    int *counts = malloc(sizeof(int) * (size_t)size);
+    long total = 0, first = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = (int)(n + r % 3);
+        if (r < rank) first += counts[r];
+        total += counts[r];
+    }
+    for (int blk = 0; blk < 2; blk++)
+        for (int nb = 0; nb < 2; nb++) {
+            long tot = blk ? n * size : total, off = blk ? n * rank : first;
+            int mine = blk ? (int)n : counts[rank];
+            int *a = holey_buf(tot, rank), *b = holey_buf(mine, -1);
+            MPI_Request rq = MPI_REQUEST_NULL;
+            if (blk && nb) CHECK_MPI(MPI_Ireduce_scatter_block(a, b, (int)n, holey, MPI_SUM, MPI_COMM_WORLD, &rq));
+            if (blk && !nb) CHECK_MPI(MPI_Reduce_scatter_block(a, b, (int)n, holey, MPI_SUM, MPI_COMM_WORLD));
+            if (!blk && nb) CHECK_MPI(MPI_Ireduce_scatter(a, b, counts, holey, MPI_SUM, MPI_COMM_WORLD, &rq));
+            if (!blk && !nb) CHECK_MPI(MPI_Reduce_scatter(a, b, counts, holey, MPI_SUM, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            for (long i = 0; i < mine; i++) {
+                const int *e = b + EXT * i;
+                long m = 0, c = 0;
+                for (int r = 0; r < size; r++) {
+                    int mr, cr;
+                    aff(r, off + i, &mr, &cr);
+                    m += mr;
+                    c += cr;
+                }
+                CHECK(e[0] == HOLE && e[2] == HOLE && e[4] == HOLE, "sum reduce_scatter%s (nb %d): "
+                      "hole overwritten at element %ld", blk ? "_block" : "", nb, i);
+                CHECK(e[1] == m && e[3] == c, "sum reduce_scatter%s (nb %d): element %ld is "
+                      "(%d,%d), expected (%ld,%ld)", blk ? "_block" : "", nb, i, e[1], e[3], m, c);
+            }
+            free(a); free(b);
+        }
+    free(counts);
+}
+
 static void test_large(void)
 {
     /* Allreduce of 1 Mi ints (4 MiB), blocking then nonblocking */
@@ -212,10 +252,10 @@ static void test_large(void)
         for (long i = 0; i < n; i++) { a[i] = val(rank, i) - 50000; b[i] = HOLE; }
         if (nb) {
             MPI_Request rq;
-            CHECK(MPI_Iallreduce(a, b, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq));
-            CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Iallreduce(a, b, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq));
+            CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
         } else {
-            CHECK(MPI_Allreduce(a, b, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Allreduce(a, b, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         }
         for (long i = 0; i < n; i++) {
             long want = 0;
@@ -229,15 +269,15 @@ static void test_large(void)
     a = malloc(sizeof(int) * (size_t)(per * size));
     b = malloc(sizeof(int) * (size_t)(per * size));
     for (long i = 0; i < per; i++) a[i] = val(rank, i);
-    CHECK(MPI_Allgather(a, (int)per, MPI_INT, b, (int)per, MPI_INT, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allgather(a, (int)per, MPI_INT, b, (int)per, MPI_INT, MPI_COMM_WORLD));
     for (int p = 0; p < size; p++)
         for (long i = 0; i < per; i++)
             if (b[p * per + i] != val(p, i)) FAIL("4 MiB allgather: block %d element %ld", p, i);
     per /= size;                         /* alltoall: per ints to each peer */
     for (long i = 0; i < per * size; i++) a[i] = val(rank, i);
     MPI_Request rq;
-    CHECK(MPI_Ialltoall(a, (int)per, MPI_INT, b, (int)per, MPI_INT, MPI_COMM_WORLD, &rq));
-    CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Ialltoall(a, (int)per, MPI_INT, b, (int)per, MPI_INT, MPI_COMM_WORLD, &rq));
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     for (int p = 0; p < size; p++)
         for (long i = 0; i < per; i++)
             if (b[p * per + i] != val(p, rank * per + i)) FAIL("alltoall: block %d element %ld", p, i);
@@ -245,17 +285,17 @@ static void test_large(void)
     /* Bcast of 4 MiB of a strided type (every other int of an 8 MiB buffer) */
     MPI_Datatype strided;
     long m = 1L << 20;
-    CHECK(MPI_Type_vector((int)m, 1, 2, MPI_INT, &strided));
-    CHECK(MPI_Type_commit(&strided));
+    CHECK_MPI(MPI_Type_vector((int)m, 1, 2, MPI_INT, &strided));
+    CHECK_MPI(MPI_Type_commit(&strided));
     a = malloc(sizeof(int) * (size_t)m * 2);
     int root = size / 2;
     for (long i = 0; i < 2 * m; i++) a[i] = rank == root || i % 2 ? val(root, i) : -1;
     for (long i = 1; i < 2 * m; i += 2) a[i] = HOLE;
-    CHECK(MPI_Bcast(a, 1, strided, root, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(a, 1, strided, root, MPI_COMM_WORLD));
     for (long i = 0; i < 2 * m; i++)
         if (a[i] != (i % 2 ? HOLE : val(root, i))) FAIL("strided bcast element %ld is %d", i, a[i]);
     free(a);
-    CHECK(MPI_Type_free(&strided));
+    CHECK_MPI(MPI_Type_free(&strided));
 }
 
 /* Allreduce at the sizes where the default rule switches algorithms. */
@@ -266,7 +306,7 @@ static void test_thresholds(void)
         long n = ns[s];
         int *a = malloc(sizeof(int) * (size_t)n), *b = malloc(sizeof(int) * (size_t)n);
         for (long i = 0; i < n; i++) a[i] = val(rank, i);
-        CHECK(MPI_Allreduce(a, b, (int)n, MPI_INT, MPI_BXOR, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Allreduce(a, b, (int)n, MPI_INT, MPI_BXOR, MPI_COMM_WORLD));
         for (long i = 0; i < n; i++) {
             int want = 0;
             for (int r = 0; r < size; r++) want ^= val(r, i);
@@ -278,21 +318,24 @@ static void test_thresholds(void)
 
 int main(int argc, char **argv)
 {
-    CHECK(MPI_Init(&argc, &argv));
+    coll_forced_begin();
+    CHECK_MPI(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Datatype two;
     int displs[2] = { 1, 3 };
-    CHECK(MPI_Type_create_indexed_block(2, 1, displs, MPI_INT, &two));
-    CHECK(MPI_Type_create_resized(two, 0, EXT * sizeof(int), &holey));
-    CHECK(MPI_Type_commit(&holey));
-    CHECK(MPI_Type_free(&two));
-    CHECK(MPI_Op_create(affine_holey, 0, &affine_h));
+    CHECK_MPI(MPI_Type_create_indexed_block(2, 1, displs, MPI_INT, &two));
+    CHECK_MPI(MPI_Type_create_resized(two, 0, EXT * sizeof(int), &holey));
+    CHECK_MPI(MPI_Type_commit(&holey));
+    CHECK_MPI(MPI_Type_free(&two));
+    CHECK_MPI(MPI_Op_create(affine_holey, 0, &affine_h));
     test_noncommutative_holey();
+    test_commutative_holey();
     test_large();
     test_thresholds();
-    CHECK(MPI_Op_free(&affine_h));
-    CHECK(MPI_Type_free(&holey));
+    CHECK_MPI(MPI_Op_free(&affine_h));
+    CHECK_MPI(MPI_Type_free(&holey));
+    coll_forced_end(NULL);
     MPI_Finalize();
     if (rank == 0)
         printf("ok\n");

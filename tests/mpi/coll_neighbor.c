@@ -18,6 +18,7 @@
  * persistent (_init, started twice).
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +27,6 @@ static int rank, size;
 static MPI_Datatype vec;                /* 2 ints at 0 and 2, extent 3 ints */
 #define HOLE (-7777)
 #define UNTOUCHED (-1)
-
-#define FAIL(...) do {                                                        \
-        fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);         \
-        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n");                  \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    } while (0)
-#define CHECK(call) do { int e_ = (call); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #call, e_); } while (0)
 
 typedef struct topo {
     const char *name;
@@ -72,32 +66,32 @@ static void fill_lists(topo *t)
 {
     int kind;
     MPI_Comm_rank(t->comm, &t->me);
-    CHECK(MPI_Topo_test(t->comm, &kind));
+    CHECK_MPI(MPI_Topo_test(t->comm, &kind));
     if (kind == MPI_CART) {
         int nd;
-        CHECK(MPI_Cartdim_get(t->comm, &nd));
+        CHECK_MPI(MPI_Cartdim_get(t->comm, &nd));
         t->indeg = t->outdeg = 2 * nd;
         t->in = malloc(sizeof(int) * (2 * nd + 1)); t->out = malloc(sizeof(int) * (2 * nd + 1));
         for (int d = 0; d < nd; d++) {
             int s, r;
-            CHECK(MPI_Cart_shift(t->comm, d, 1, &s, &r));
+            CHECK_MPI(MPI_Cart_shift(t->comm, d, 1, &s, &r));
             t->in[2 * d] = t->out[2 * d] = s;
             t->in[2 * d + 1] = t->out[2 * d + 1] = r;
         }
         t->cart = 1;
     } else if (kind == MPI_GRAPH) {
         int n;
-        CHECK(MPI_Graph_neighbors_count(t->comm, t->me, &n));
+        CHECK_MPI(MPI_Graph_neighbors_count(t->comm, t->me, &n));
         t->indeg = t->outdeg = n;
         t->in = malloc(sizeof(int) * (n + 1)); t->out = malloc(sizeof(int) * (n + 1));
-        CHECK(MPI_Graph_neighbors(t->comm, t->me, n, t->in));
+        CHECK_MPI(MPI_Graph_neighbors(t->comm, t->me, n, t->in));
         memcpy(t->out, t->in, sizeof(int) * n);
     } else {
         int w;
-        CHECK(MPI_Dist_graph_neighbors_count(t->comm, &t->indeg, &t->outdeg, &w));
+        CHECK_MPI(MPI_Dist_graph_neighbors_count(t->comm, &t->indeg, &t->outdeg, &w));
         t->in = malloc(sizeof(int) * (t->indeg + 1)); t->out = malloc(sizeof(int) * (t->outdeg + 1));
         int *iw = malloc(sizeof(int) * (t->indeg + 1)), *ow = malloc(sizeof(int) * (t->outdeg + 1));
-        CHECK(MPI_Dist_graph_neighbors(t->comm, t->indeg, t->in, iw, t->outdeg, t->out, ow));
+        CHECK_MPI(MPI_Dist_graph_neighbors(t->comm, t->indeg, t->in, iw, t->outdeg, t->out, ow));
         free(iw); free(ow);
     }
     make_keys(t);
@@ -123,11 +117,11 @@ enum { BLOCKING, NONBLOCKING, LARGE, PERSISTENT };
 static void run_persistent(MPI_Request *rq)
 {
     for (int k = 0; k < 2; k++) {
-        CHECK(MPI_Start(rq));
-        CHECK(MPI_Wait(rq, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Start(rq));
+        CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
         if (*rq == MPI_REQUEST_NULL) FAIL("Wait freed a persistent request");
     }
-    CHECK(MPI_Request_free(rq));
+    CHECK_MPI(MPI_Request_free(rq));
 }
 
 /* ---- allgather ---------------------------------------------------------------------------- */
@@ -137,10 +131,10 @@ static void run_allgather(topo *t, long n, int lay, int mode)
     for (long i = 0; i < n; i++) put(sb, lay, i, val(t->me, i));
     for (long i = 0; i < n * t->indeg; i++) put(rb, lay, i, UNTOUCHED);
     MPI_Request rq;
-    if (mode == BLOCKING) CHECK(MPI_Neighbor_allgather(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm));
-    else if (mode == LARGE) CHECK(MPI_Neighbor_allgather_c(sb, n, T(lay), rb, n, T(lay), t->comm));
-    else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_allgather_init(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
-    else { CHECK(MPI_Ineighbor_allgather(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+    if (mode == BLOCKING) CHECK_MPI(MPI_Neighbor_allgather(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm));
+    else if (mode == LARGE) CHECK_MPI(MPI_Neighbor_allgather_c(sb, n, T(lay), rb, n, T(lay), t->comm));
+    else if (mode == PERSISTENT) { CHECK_MPI(MPI_Neighbor_allgather_init(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
+    else { CHECK_MPI(MPI_Ineighbor_allgather(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     for (int j = 0; j < t->indeg; j++)
         for (long i = 0; i < n; i++) {
             int want = t->in[j] == MPI_PROC_NULL ? UNTOUCHED : val(t->in[j], i);
@@ -166,10 +160,10 @@ static void run_allgatherv(topo *t, long unit, int lay, int mode)
     for (long i = 0; i < sc; i++) put(sb, lay, i, val(t->me, i));
     for (long i = 0; i < total; i++) put(rb, lay, i, UNTOUCHED);
     MPI_Request rq;
-    if (mode == BLOCKING) CHECK(MPI_Neighbor_allgatherv(sb, (int)sc, T(lay), rb, rc, rd, T(lay), t->comm));
-    else if (mode == LARGE) CHECK(MPI_Neighbor_allgatherv_c(sb, sc, T(lay), rb, rcc, rdc, T(lay), t->comm));
-    else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_allgatherv_init_c(sb, sc, T(lay), rb, rcc, rdc, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
-    else { CHECK(MPI_Ineighbor_allgatherv(sb, (int)sc, T(lay), rb, rc, rd, T(lay), t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+    if (mode == BLOCKING) CHECK_MPI(MPI_Neighbor_allgatherv(sb, (int)sc, T(lay), rb, rc, rd, T(lay), t->comm));
+    else if (mode == LARGE) CHECK_MPI(MPI_Neighbor_allgatherv_c(sb, sc, T(lay), rb, rcc, rdc, T(lay), t->comm));
+    else if (mode == PERSISTENT) { CHECK_MPI(MPI_Neighbor_allgatherv_init_c(sb, sc, T(lay), rb, rcc, rdc, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
+    else { CHECK_MPI(MPI_Ineighbor_allgatherv(sb, (int)sc, T(lay), rb, rc, rd, T(lay), t->comm, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     for (int j = 0; j < t->indeg; j++) {
         for (long i = 0; i < rc[j]; i++) {
             int want = t->in[j] == MPI_PROC_NULL ? UNTOUCHED : val(t->in[j], i);
@@ -187,10 +181,10 @@ static void run_alltoall(topo *t, long n, int lay, int mode)
     for (int k = 0; k < t->outdeg; k++) for (long i = 0; i < n; i++) put(sb, lay, k * n + i, val(t->outkey[k], i));
     for (long i = 0; i < n * t->indeg; i++) put(rb, lay, i, UNTOUCHED);
     MPI_Request rq;
-    if (mode == BLOCKING) CHECK(MPI_Neighbor_alltoall(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm));
-    else if (mode == LARGE) CHECK(MPI_Neighbor_alltoall_c(sb, n, T(lay), rb, n, T(lay), t->comm));
-    else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_alltoall_init_c(sb, n, T(lay), rb, n, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
-    else { CHECK(MPI_Ineighbor_alltoall(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+    if (mode == BLOCKING) CHECK_MPI(MPI_Neighbor_alltoall(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm));
+    else if (mode == LARGE) CHECK_MPI(MPI_Neighbor_alltoall_c(sb, n, T(lay), rb, n, T(lay), t->comm));
+    else if (mode == PERSISTENT) { CHECK_MPI(MPI_Neighbor_alltoall_init_c(sb, n, T(lay), rb, n, T(lay), t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
+    else { CHECK_MPI(MPI_Ineighbor_alltoall(sb, (int)n, T(lay), rb, (int)n, T(lay), t->comm, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     for (int j = 0; j < t->indeg; j++)
         for (long i = 0; i < n; i++) {
             int want = t->in[j] == MPI_PROC_NULL ? UNTOUCHED : val(t->inkey[j], i);
@@ -227,15 +221,15 @@ static void run_alltoallvw(topo *t, long unit, int w, int mode)
     for (long i = 0; i < rtot; i++) rb[i] = UNTOUCHED;
     MPI_Request rq;
     if (!w) {
-        if (mode == BLOCKING) CHECK(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm));
-        else if (mode == LARGE) CHECK(MPI_Neighbor_alltoallv_c(sb, scc, sda, MPI_INT, rb, rcc, rda, MPI_INT, t->comm));
-        else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_alltoallv_init(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
-        else { CHECK(MPI_Ineighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+        if (mode == BLOCKING) CHECK_MPI(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm));
+        else if (mode == LARGE) CHECK_MPI(MPI_Neighbor_alltoallv_c(sb, scc, sda, MPI_INT, rb, rcc, rda, MPI_INT, t->comm));
+        else if (mode == PERSISTENT) { CHECK_MPI(MPI_Neighbor_alltoallv_init(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
+        else { CHECK_MPI(MPI_Ineighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     } else {
-        if (mode == BLOCKING) CHECK(MPI_Neighbor_alltoallw(sb, sc, sda, st, rb, rc, rda, rt, t->comm));
-        else if (mode == LARGE) CHECK(MPI_Neighbor_alltoallw_c(sb, scc, sda, st, rb, rcc, rda, rt, t->comm));
-        else if (mode == PERSISTENT) { CHECK(MPI_Neighbor_alltoallw_init(sb, sc, sda, st, rb, rc, rda, rt, t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
-        else { CHECK(MPI_Ineighbor_alltoallw(sb, sc, sda, st, rb, rc, rda, rt, t->comm, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+        if (mode == BLOCKING) CHECK_MPI(MPI_Neighbor_alltoallw(sb, sc, sda, st, rb, rc, rda, rt, t->comm));
+        else if (mode == LARGE) CHECK_MPI(MPI_Neighbor_alltoallw_c(sb, scc, sda, st, rb, rcc, rda, rt, t->comm));
+        else if (mode == PERSISTENT) { CHECK_MPI(MPI_Neighbor_alltoallw_init(sb, sc, sda, st, rb, rc, rda, rt, t->comm, MPI_INFO_NULL, &rq)); run_persistent(&rq); }
+        else { CHECK_MPI(MPI_Ineighbor_alltoallw(sb, sc, sda, st, rb, rc, rda, rt, t->comm, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
     }
     for (int j = 0; j < si; j++) {
         long c = t->in[j] == MPI_PROC_NULL ? unit : cnt(t->inkey[j], unit);
@@ -262,10 +256,10 @@ static void run_overlap(topo *t)
     for (int k = 0; k < t->outdeg; k++) for (long i = 0; i < n; i++) s2[k * n + i] = val(t->outkey[k], i);
     for (long i = 0; i < n * t->indeg; i++) r1[i] = r2[i] = UNTOUCHED;
     MPI_Request rq[3];
-    CHECK(MPI_Ineighbor_alltoall(s2, (int)n, MPI_INT, r2, (int)n, MPI_INT, t->comm, &rq[0]));
-    CHECK(MPI_Ibarrier(t->comm, &rq[1]));
-    CHECK(MPI_Ineighbor_allgather(s1, (int)n, MPI_INT, r1, (int)n, MPI_INT, t->comm, &rq[2]));
-    CHECK(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Ineighbor_alltoall(s2, (int)n, MPI_INT, r2, (int)n, MPI_INT, t->comm, &rq[0]));
+    CHECK_MPI(MPI_Ibarrier(t->comm, &rq[1]));
+    CHECK_MPI(MPI_Ineighbor_allgather(s1, (int)n, MPI_INT, r1, (int)n, MPI_INT, t->comm, &rq[2]));
+    CHECK_MPI(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
     for (int j = 0; j < t->indeg; j++) for (long i = 0; i < n; i++) {
         int n1 = t->in[j] == MPI_PROC_NULL ? UNTOUCHED : val(t->in[j], i);
         int n2 = t->in[j] == MPI_PROC_NULL ? UNTOUCHED : val(t->inkey[j], i);
@@ -291,15 +285,15 @@ static void run_all(topo *t)
     run_alltoall(t, 100000, 0, BLOCKING);       /* 400 KB per edge once */
     run_overlap(t);
     free(t->in); free(t->out); free(t->inkey); free(t->outkey);
-    CHECK(MPI_Comm_free(&t->comm));
+    CHECK_MPI(MPI_Comm_free(&t->comm));
 }
 
 static void cart(const char *name, int nd, const int *periods)
 {
     int dims[3] = { 0, 0, 0 };
-    CHECK(MPI_Dims_create(size, nd, dims));
+    CHECK_MPI(MPI_Dims_create(size, nd, dims));
     topo t = { name };
-    CHECK(MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &t.comm));
+    CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &t.comm));
     MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
     run_all(&t);
 }
@@ -336,7 +330,7 @@ int main(int argc, char **argv)
             index[r] = e;
         }
         topo t = { "graph" };
-        CHECK(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &t.comm));
+        CHECK_MPI(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &t.comm));
         MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
         run_all(&t);
         free(index); free(edges);
@@ -347,7 +341,7 @@ int main(int argc, char **argv)
         int dst[2] = { (rank + 1) % size, (rank + 3) % size };
         int w[2] = { 5, 7 };
         topo t = { "distgraph-adjacent" };
-        CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, w, 2, dst, w, MPI_INFO_NULL, 0, &t.comm));
+        CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, w, 2, dst, w, MPI_INFO_NULL, 0, &t.comm));
         MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
         run_all(&t);
     }
@@ -361,7 +355,7 @@ int main(int argc, char **argv)
         if (rank == size - 1)
             for (int r = 0; r < size; r += 2) { srcs[n] = r; degs[n] = 1; dsts[n++] = r; }
         topo t = { "distgraph" };
-        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, n, srcs, degs, dsts, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &t.comm));
+        CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, n, srcs, degs, dsts, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &t.comm));
         MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
         run_all(&t);
         free(srcs); free(degs); free(dsts);

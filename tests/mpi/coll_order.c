@@ -21,19 +21,14 @@
  */
 #define _DEFAULT_SOURCE
 #include <mpi.h>
+#include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int rank, size;
-
-#define FAIL(...) do {                                                        \
-        fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);         \
-        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n");                  \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    } while (0)
-#define CHECK(call) do { int e_ = (call); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #call, e_); } while (0)
 
 static void check_empty(const MPI_Status *st, const char *what)
 {
@@ -54,19 +49,19 @@ static void agree_pattern(MPI_Comm comm)
         int ibuf = rank == root ? 0xB : 0xD, flag = -1, done;
         MPI_Request req;
         MPI_Status st;
-        CHECK(MPI_Barrier(comm));
+        CHECK_MPI(MPI_Barrier(comm));
         if (rank == root) {
-            CHECK(MPI_Iallreduce(&ibuf, &flag, 1, MPI_INT, MPI_BAND, comm, &req));
-            CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Iallreduce(&ibuf, &flag, 1, MPI_INT, MPI_BAND, comm, &req));
+            CHECK_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
             if (done && size > 1)
                 FAIL("Iallreduce complete before the other ranks started it");
-            CHECK(MPI_Barrier(comm));
+            CHECK_MPI(MPI_Barrier(comm));
         } else {
             usleep(5000);
-            CHECK(MPI_Barrier(comm));
-            CHECK(MPI_Iallreduce(&ibuf, &flag, 1, MPI_INT, MPI_BAND, comm, &req));
+            CHECK_MPI(MPI_Barrier(comm));
+            CHECK_MPI(MPI_Iallreduce(&ibuf, &flag, 1, MPI_INT, MPI_BAND, comm, &req));
         }
-        CHECK(MPI_Wait(&req, &st));
+        CHECK_MPI(MPI_Wait(&req, &st));
         check_empty(&st, "agree Iallreduce");
         int expect = size == 1 ? 0xB : 0x9;      /* 1011 & 1101 */
         if (flag != expect)
@@ -101,28 +96,28 @@ static void start_op(op *o, int kind, long n, int round, MPI_Comm comm)
     case K_BCAST:
         if (rank != root)
             for (long i = 0; i < n; i++) o->sbuf[i] = -1;
-        CHECK(MPI_Ibcast(o->sbuf, c, MPI_INT, root, comm, &o->req));
+        CHECK_MPI(MPI_Ibcast(o->sbuf, c, MPI_INT, root, comm, &o->req));
         break;
     case K_ALLREDUCE:
-        CHECK(MPI_Iallreduce(o->sbuf, o->rbuf, c, MPI_INT, MPI_SUM, comm, &o->req));
+        CHECK_MPI(MPI_Iallreduce(o->sbuf, o->rbuf, c, MPI_INT, MPI_SUM, comm, &o->req));
         break;
     case K_ALLTOALL:
-        CHECK(MPI_Ialltoall(o->sbuf, c, MPI_INT, o->rbuf, c, MPI_INT, comm, &o->req));
+        CHECK_MPI(MPI_Ialltoall(o->sbuf, c, MPI_INT, o->rbuf, c, MPI_INT, comm, &o->req));
         break;
     case K_GATHER:
-        CHECK(MPI_Igather(o->sbuf, c, MPI_INT, o->rbuf, c, MPI_INT, root, comm, &o->req));
+        CHECK_MPI(MPI_Igather(o->sbuf, c, MPI_INT, o->rbuf, c, MPI_INT, root, comm, &o->req));
         break;
     case K_BARRIER:
-        CHECK(MPI_Ibarrier(comm, &o->req));
+        CHECK_MPI(MPI_Ibarrier(comm, &o->req));
         break;
     case K_SCAN:
-        CHECK(MPI_Iscan(o->sbuf, o->rbuf, c, MPI_INT, MPI_SUM, comm, &o->req));
+        CHECK_MPI(MPI_Iscan(o->sbuf, o->rbuf, c, MPI_INT, MPI_SUM, comm, &o->req));
         break;
     case K_RSB:
-        CHECK(MPI_Ireduce_scatter_block(o->sbuf, o->rbuf, c, MPI_INT, MPI_SUM, comm, &o->req));
+        CHECK_MPI(MPI_Ireduce_scatter_block(o->sbuf, o->rbuf, c, MPI_INT, MPI_SUM, comm, &o->req));
         break;
     case K_ALLGATHER:
-        CHECK(MPI_Iallgather(o->sbuf, c, MPI_INT, o->rbuf, c, MPI_INT, comm, &o->req));
+        CHECK_MPI(MPI_Iallgather(o->sbuf, c, MPI_INT, o->rbuf, c, MPI_INT, comm, &o->req));
         break;
     }
 }
@@ -176,7 +171,7 @@ static void check_op(op *o, int kind, int round)
 static void blocking_allreduce(MPI_Comm comm, int k)
 {
     int in = rank + k, out = -1;
-    CHECK(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, comm));
+    CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, comm));
     if (out != size * (size - 1) / 2 + size * k)
         FAIL("blocking allreduce k=%d gave %d", k, out);
 }
@@ -192,9 +187,9 @@ static void many_outstanding(MPI_Comm comm, int round, long n)
         if (k == 2)
             blocking_allreduce(comm, round);      /* blocking calls with 2..NK in flight */
         if (k == 5) {
-            CHECK(MPI_Barrier(comm));
+            CHECK_MPI(MPI_Barrier(comm));
             int b = rank == 0 ? 4242 + round : 0;
-            CHECK(MPI_Bcast(&b, 1, MPI_INT, 0, comm));
+            CHECK_MPI(MPI_Bcast(&b, 1, MPI_INT, 0, comm));
             if (b != 4242 + round) FAIL("blocking bcast gave %d", b);
         }
     }
@@ -202,14 +197,14 @@ static void many_outstanding(MPI_Comm comm, int round, long n)
     int how = (rank + round) % 4;
     if (how == 0) {                                   /* reverse */
         for (int k = NK - 1; k >= 0; k--) {
-            CHECK(MPI_Wait(&reqs[k], &sts[k]));
+            CHECK_MPI(MPI_Wait(&reqs[k], &sts[k]));
             check_empty(&sts[k], "Wait");
             check_op(&ops[k], k, round);
         }
     } else if (how == 1) {                            /* rotated by rank */
         for (int j = 0; j < NK; j++) {
             int k = (j + rank) % NK;
-            CHECK(MPI_Wait(&reqs[k], &sts[k]));
+            CHECK_MPI(MPI_Wait(&reqs[k], &sts[k]));
             check_empty(&sts[k], "Wait");
             check_op(&ops[k], k, round);
             if (j == NK / 2)
@@ -220,7 +215,7 @@ static void many_outstanding(MPI_Comm comm, int round, long n)
             int k, flag = 0;
             MPI_Status st;
             while (!flag)
-                CHECK(MPI_Testany(NK, reqs, &k, &flag, &st));
+                CHECK_MPI(MPI_Testany(NK, reqs, &k, &flag, &st));
             if (k == MPI_UNDEFINED) FAIL("Testany gave MPI_UNDEFINED with requests left");
             check_empty(&st, "Testany");
             check_op(&ops[k], k, round);
@@ -229,7 +224,7 @@ static void many_outstanding(MPI_Comm comm, int round, long n)
         int left = NK;
         while (left > 0) {
             int outc, idx[NK];
-            CHECK(MPI_Waitsome(NK, reqs, &outc, idx, sts));
+            CHECK_MPI(MPI_Waitsome(NK, reqs, &outc, idx, sts));
             if (outc == MPI_UNDEFINED || outc < 1) FAIL("Waitsome gave %d", outc);
             for (int j = 0; j < outc; j++) {
                 check_empty(&sts[j], "Waitsome");
@@ -257,15 +252,15 @@ static void crossed(MPI_Comm comm, int round)
     for (int i = 0; i < size; i++) g[i] = -1;
     int early = (rank + round) % 2;
     if (early)
-        CHECK(MPI_Ibcast(a, (int)n, MPI_INT, root, comm, &rq));
-    CHECK(MPI_Allgather(&x, 1, MPI_INT, g, 1, MPI_INT, comm));
-    CHECK(MPI_Allreduce(MPI_IN_PLACE, b, 0, MPI_INT, MPI_SUM, comm));   /* zero bytes */
+        CHECK_MPI(MPI_Ibcast(a, (int)n, MPI_INT, root, comm, &rq));
+    CHECK_MPI(MPI_Allgather(&x, 1, MPI_INT, g, 1, MPI_INT, comm));
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, b, 0, MPI_INT, MPI_SUM, comm));   /* zero bytes */
     if (!early)
-        CHECK(MPI_Ibcast(a, (int)n, MPI_INT, root, comm, &rq));
+        CHECK_MPI(MPI_Ibcast(a, (int)n, MPI_INT, root, comm, &rq));
     for (int i = 0; i < size; i++)
         if (g[i] != i * 3 + round) FAIL("crossed allgather[%d] = %d", i, g[i]);
     MPI_Status st;
-    CHECK(MPI_Wait(&rq, &st));
+    CHECK_MPI(MPI_Wait(&rq, &st));
     check_empty(&st, "crossed Ibcast");
     for (long i = 0; i < n; i++)
         if (a[i] != val(root, i, round)) FAIL("crossed Ibcast element %ld is %d", i, a[i]);
@@ -291,32 +286,33 @@ static void freed_op(MPI_Comm comm)
     MPI_Request rq;
     int in[64], out[64];
     for (int i = 0; i < 64; i++) in[i] = (rank * 7 + i) % (size + 3);
-    CHECK(MPI_Op_create(user_max, 1, &mx));
-    CHECK(MPI_Iallreduce(in, out, 64, MPI_INT, mx, comm, &rq));
-    CHECK(MPI_Op_free(&mx));
-    CHECK(MPI_Op_create(user_min, 1, &mn));
-    CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Op_create(user_max, 1, &mx));
+    CHECK_MPI(MPI_Iallreduce(in, out, 64, MPI_INT, mx, comm, &rq));
+    CHECK_MPI(MPI_Op_free(&mx));
+    CHECK_MPI(MPI_Op_create(user_min, 1, &mn));
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     for (int i = 0; i < 64; i++) {
         int want = 0;
         for (int r = 0; r < size; r++)
             if ((r * 7 + i) % (size + 3) > want) want = (r * 7 + i) % (size + 3);
         if (out[i] != want) FAIL("Iallreduce with a freed op: element %d is %d, expected %d", i, out[i], want);
     }
-    CHECK(MPI_Op_free(&mn));
+    CHECK_MPI(MPI_Op_free(&mn));
 }
 
 int main(int argc, char **argv)
 {
     int provided;
     const char *tm = getenv("COLL_ORDER_THREAD_MULTIPLE");
+    coll_forced_begin();
     if (tm && *tm == '1') {
-        CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+        CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
         if (provided != MPI_THREAD_MULTIPLE) FAIL("provided %d", provided);
     } else {
-        CHECK(MPI_Init(&argc, &argv));
+        CHECK_MPI(MPI_Init(&argc, &argv));
     }
     MPI_Comm comm;
-    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     agree_pattern(comm);
@@ -327,7 +323,8 @@ int main(int argc, char **argv)
         crossed(comm, round);
     agree_pattern(MPI_COMM_WORLD);
     freed_op(comm);
-    CHECK(MPI_Comm_free(&comm));
+    CHECK_MPI(MPI_Comm_free(&comm));
+    coll_forced_end(NULL);
     MPI_Finalize();
     if (rank == 0)
         printf("ok\n");

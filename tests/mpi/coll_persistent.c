@@ -13,18 +13,13 @@
  * forms of some, MPI_IN_PLACE, a non-commutative user op and a neighbourhood collective.
  */
 #include <mpi.h>
+#include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank, size;
-
-#define FAIL(...) do {                                                        \
-        fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);         \
-        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n");                  \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    } while (0)
-#define CHECK(call) do { int e_ = (call); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #call, e_); } while (0)
 
 static void check_empty(const MPI_Status *st, const char *what)
 {
@@ -106,113 +101,114 @@ static void init_all(void)
         types[i] = MPI_INT;
         wdispls[i] = 12 * i;                             /* Allgatherv_init_c: elements */
     }
-    CHECK(MPI_Barrier_init(c, MPI_INFO_NULL, &req[BARRIER]));
-    CHECK(MPI_Bcast_init(sb[BCAST], N, MPI_INT, 0, c, MPI_INFO_NULL, &req[BCAST]));
-    CHECK(MPI_Bcast_init_c(sb[BIGBCAST], BIG, MPI_INT, size - 1, c, MPI_INFO_NULL, &req[BIGBCAST]));
-    CHECK(MPI_Gather_init(sb[GATHER], N, MPI_INT, rb[GATHER], N, MPI_INT, root, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Barrier_init(c, MPI_INFO_NULL, &req[BARRIER]));
+    CHECK_MPI(MPI_Bcast_init(sb[BCAST], N, MPI_INT, 0, c, MPI_INFO_NULL, &req[BCAST]));
+    CHECK_MPI(MPI_Bcast_init_c(sb[BIGBCAST], BIG, MPI_INT, size - 1, c, MPI_INFO_NULL, &req[BIGBCAST]));
+    CHECK_MPI(MPI_Gather_init(sb[GATHER], N, MPI_INT, rb[GATHER], N, MPI_INT, root, c, MPI_INFO_NULL,
                           &req[GATHER]));
-    CHECK(MPI_Gatherv_init(sb[GATHERV], counts[rank], MPI_INT, rb[GATHERV], counts, displs,
+    CHECK_MPI(MPI_Gatherv_init(sb[GATHERV], counts[rank], MPI_INT, rb[GATHERV], counts, displs,
                            MPI_INT, 0, c, MPI_INFO_NULL, &req[GATHERV]));
-    CHECK(MPI_Scatter_init(sb[SCATTER], N, MPI_INT, rb[SCATTER], N, MPI_INT, root, c,
+    CHECK_MPI(MPI_Scatter_init(sb[SCATTER], N, MPI_INT, rb[SCATTER], N, MPI_INT, root, c,
                            MPI_INFO_NULL, &req[SCATTER]));
-    CHECK(MPI_Scatterv_init(sb[SCATTERV], counts, displs, MPI_INT, rb[SCATTERV], counts[rank],
+    CHECK_MPI(MPI_Scatterv_init(sb[SCATTERV], counts, displs, MPI_INT, rb[SCATTERV], counts[rank],
                             MPI_INT, 0, c, MPI_INFO_NULL, &req[SCATTERV]));
-    CHECK(MPI_Allgather_init_c(sb[ALLGATHER], N, MPI_INT, rb[ALLGATHER], N, MPI_INT, c,
+    CHECK_MPI(MPI_Allgather_init_c(sb[ALLGATHER], N, MPI_INT, rb[ALLGATHER], N, MPI_INT, c,
                                MPI_INFO_NULL, &req[ALLGATHER]));
-    CHECK(MPI_Allgatherv_init_c(sb[ALLGATHERV], counts[rank], MPI_INT, rb[ALLGATHERV], ccounts,
+    CHECK_MPI(MPI_Allgatherv_init_c(sb[ALLGATHERV], counts[rank], MPI_INT, rb[ALLGATHERV], ccounts,
                                 wdispls, MPI_INT, c, MPI_INFO_NULL, &req[ALLGATHERV]));
-    CHECK(MPI_Alltoall_init(sb[ALLTOALL], 2, MPI_INT, rb[ALLTOALL], 2, MPI_INT, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Alltoall_init(sb[ALLTOALL], 2, MPI_INT, rb[ALLTOALL], 2, MPI_INT, c, MPI_INFO_NULL,
                             &req[ALLTOALL]));
-    CHECK(MPI_Alltoallv_init(sb[ALLTOALLV], scounts, displs, MPI_INT, rb[ALLTOALLV], acounts,
+    CHECK_MPI(MPI_Alltoallv_init(sb[ALLTOALLV], scounts, displs, MPI_INT, rb[ALLTOALLV], acounts,
                              displs, MPI_INT, c, MPI_INFO_NULL, &req[ALLTOALLV]));
-    CHECK(MPI_Alltoallw_init(sb[ALLTOALLW], scounts, bdispls, types, rb[ALLTOALLW], acounts,
+    CHECK_MPI(MPI_Alltoallw_init(sb[ALLTOALLW], scounts, bdispls, types, rb[ALLTOALLW], acounts,
                              bdispls, types, c, MPI_INFO_NULL, &req[ALLTOALLW]));
-    CHECK(MPI_Reduce_init(sb[REDUCE], rb[REDUCE], N, MPI_INT, MPI_SUM, root, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Reduce_init(sb[REDUCE], rb[REDUCE], N, MPI_INT, MPI_SUM, root, c, MPI_INFO_NULL,
                           &req[REDUCE]));
-    CHECK(MPI_Allreduce_init(sb[ALLREDUCE], rb[ALLREDUCE], N, MPI_INT, MPI_MAX, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Allreduce_init(sb[ALLREDUCE], rb[ALLREDUCE], N, MPI_INT, MPI_MAX, c, MPI_INFO_NULL,
                              &req[ALLREDUCE]));
-    CHECK(MPI_Allreduce_init(MPI_IN_PLACE, rb[ALLREDUCE_IP], N, MPI_INT, MPI_SUM, c,
+    CHECK_MPI(MPI_Allreduce_init(MPI_IN_PLACE, rb[ALLREDUCE_IP], N, MPI_INT, MPI_SUM, c,
                              MPI_INFO_NULL, &req[ALLREDUCE_IP]));
-    CHECK(MPI_Allreduce_init_c(sb[BIGALLREDUCE], rb[BIGALLREDUCE], BIG, MPI_INT, MPI_SUM, c,
+    CHECK_MPI(MPI_Allreduce_init_c(sb[BIGALLREDUCE], rb[BIGALLREDUCE], BIG, MPI_INT, MPI_SUM, c,
                                MPI_INFO_NULL, &req[BIGALLREDUCE]));
-    CHECK(MPI_Reduce_scatter_init(sb[RS], rb[RS], counts, MPI_INT, MPI_SUM, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Reduce_scatter_init(sb[RS], rb[RS], counts, MPI_INT, MPI_SUM, c, MPI_INFO_NULL,
                                   &req[RS]));
-    CHECK(MPI_Reduce_scatter_block_init(sb[RSB], rb[RSB], 2, MPI_INT, MPI_SUM, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Reduce_scatter_block_init(sb[RSB], rb[RSB], 2, MPI_INT, MPI_SUM, c, MPI_INFO_NULL,
                                         &req[RSB]));
-    CHECK(MPI_Scan_init(sb[SCAN], rb[SCAN], N, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &req[SCAN]));
-    CHECK(MPI_Exscan_init(sb[EXSCAN], rb[EXSCAN], N, MPI_INT, MPI_SUM, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Scan_init(sb[SCAN], rb[SCAN], N, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &req[SCAN]));
+    CHECK_MPI(MPI_Exscan_init(sb[EXSCAN], rb[EXSCAN], N, MPI_INT, MPI_SUM, c, MPI_INFO_NULL,
                           &req[EXSCAN]));
-    CHECK(MPI_Reduce_init(sb[REDUCE_NC], rb[REDUCE_NC], N, pair, affine, 0, c, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Reduce_init(sb[REDUCE_NC], rb[REDUCE_NC], N, pair, affine, 0, c, MPI_INFO_NULL,
                           &req[REDUCE_NC]));
-    CHECK(MPI_Neighbor_alltoall_init(sb[NBR], 2, MPI_INT, rb[NBR], 2, MPI_INT, ring,
+    CHECK_MPI(MPI_Neighbor_alltoall_init(sb[NBR], 2, MPI_INT, rb[NBR], 2, MPI_INT, ring,
                                      MPI_INFO_NULL, &req[NBR]));
 }
 
 static long sum(long i, int it) { long t = 0; for (int r = 0; r < size; r++) t += v(r, i, it); return t; }
 
-#define EXPECT(k, i, got, want) do { long g_ = (got), w_ = (want);                           \
-        if (g_ != w_) FAIL("it %d op %d element %ld: got %ld, expected %ld", it, k, (long)(i), g_, w_); \
+/* element i of operation k in iteration it */
+#define SAME(k, i, got, want) do { long g_ = (got), w_ = (want);                              \
+        CHECK(g_ == w_, "it %d op %d element %ld: got %ld, expected %ld", it, k, (long)(i), g_, w_); \
     } while (0)
 
 static void verify(int it)
 {
     int root = size > 1 ? 1 : 0;
     for (long i = 0; i < N; i++)
-        EXPECT(BCAST, i, sb[BCAST][i], v(0, i, it + BCAST));
+        SAME(BCAST, i, sb[BCAST][i], v(0, i, it + BCAST));
     for (long i = 0; i < BIG; i++)
-        EXPECT(BIGBCAST, i, sb[BIGBCAST][i], v(size - 1, i, it + BIGBCAST));
+        SAME(BIGBCAST, i, sb[BIGBCAST][i], v(size - 1, i, it + BIGBCAST));
     if (rank == root)
         for (int p = 0; p < size; p++)
             for (long i = 0; i < N; i++)
-                EXPECT(GATHER, p * N + i, rb[GATHER][p * N + i], v(p, i, it + GATHER));
+                SAME(GATHER, p * N + i, rb[GATHER][p * N + i], v(p, i, it + GATHER));
     if (rank == 0)
         for (int p = 0; p < size; p++)
             for (long i = 0; i < 3; i++)
-                EXPECT(GATHERV, 3 * p + i, rb[GATHERV][3 * p + i],
+                SAME(GATHERV, 3 * p + i, rb[GATHERV][3 * p + i],
                        i < counts[p] ? v(p, i, it + GATHERV) : -1);
     for (long i = 0; i < N; i++)
-        EXPECT(SCATTER, i, rb[SCATTER][i], v(root, rank * N + i, it + SCATTER));
+        SAME(SCATTER, i, rb[SCATTER][i], v(root, rank * N + i, it + SCATTER));
     for (long i = 0; i < counts[rank]; i++)
-        EXPECT(SCATTERV, i, rb[SCATTERV][i], v(0, displs[rank] + i, it + SCATTERV));
+        SAME(SCATTERV, i, rb[SCATTERV][i], v(0, displs[rank] + i, it + SCATTERV));
     for (int p = 0; p < size; p++)
         for (long i = 0; i < N; i++)
-            EXPECT(ALLGATHER, p * N + i, rb[ALLGATHER][p * N + i], v(p, i, it + ALLGATHER));
+            SAME(ALLGATHER, p * N + i, rb[ALLGATHER][p * N + i], v(p, i, it + ALLGATHER));
     for (int p = 0; p < size; p++)
         for (long i = 0; i < counts[p]; i++)
-            EXPECT(ALLGATHERV, i, rb[ALLGATHERV][wdispls[p] + i], v(p, i, it + ALLGATHERV));
+            SAME(ALLGATHERV, i, rb[ALLGATHERV][wdispls[p] + i], v(p, i, it + ALLGATHERV));
     for (int p = 0; p < size; p++)
         for (long i = 0; i < 2; i++)
-            EXPECT(ALLTOALL, i, rb[ALLTOALL][2 * p + i], v(p, 2 * rank + i, it + ALLTOALL));
+            SAME(ALLTOALL, i, rb[ALLTOALL][2 * p + i], v(p, 2 * rank + i, it + ALLTOALL));
     for (int k = ALLTOALLV; k <= ALLTOALLW; k++)
         for (int p = 0; p < size; p++)
             for (long i = 0; i < 3; i++)
-                EXPECT(k, 3 * p + i, rb[k][3 * p + i],
+                SAME(k, 3 * p + i, rb[k][3 * p + i],
                        i < acounts[p] ? v(p, 3 * rank + i, it + k) : -1);
     if (rank == root)
         for (long i = 0; i < N; i++)
-            EXPECT(REDUCE, i, rb[REDUCE][i], sum(i, it + REDUCE));
+            SAME(REDUCE, i, rb[REDUCE][i], sum(i, it + REDUCE));
     for (long i = 0; i < N; i++) {
         long mx = 0;
         for (int r = 0; r < size; r++) if (v(r, i, it + ALLREDUCE) > mx) mx = v(r, i, it + ALLREDUCE);
-        EXPECT(ALLREDUCE, i, rb[ALLREDUCE][i], mx);
-        EXPECT(ALLREDUCE_IP, i, rb[ALLREDUCE_IP][i], sum(i, it + ALLREDUCE_IP));
+        SAME(ALLREDUCE, i, rb[ALLREDUCE][i], mx);
+        SAME(ALLREDUCE_IP, i, rb[ALLREDUCE_IP][i], sum(i, it + ALLREDUCE_IP));
     }
     for (long i = 0; i < BIG; i++)
-        EXPECT(BIGALLREDUCE, i, rb[BIGALLREDUCE][i], sum(i, it + BIGALLREDUCE));
+        SAME(BIGALLREDUCE, i, rb[BIGALLREDUCE][i], sum(i, it + BIGALLREDUCE));
     long off = 0;
     for (int p = 0; p < rank; p++) off += counts[p];
     for (long i = 0; i < counts[rank]; i++)
-        EXPECT(RS, i, rb[RS][i], sum(off + i, it + RS));
+        SAME(RS, i, rb[RS][i], sum(off + i, it + RS));
     for (long i = 0; i < 2; i++)
-        EXPECT(RSB, i, rb[RSB][i], sum(2 * rank + i, it + RSB));
+        SAME(RSB, i, rb[RSB][i], sum(2 * rank + i, it + RSB));
     for (long i = 0; i < N; i++) {
         long s = 0;
         for (int r = 0; r <= rank; r++) s += v(r, i, it + SCAN);
-        EXPECT(SCAN, i, rb[SCAN][i], s);
+        SAME(SCAN, i, rb[SCAN][i], s);
         if (rank > 0) {
             s = 0;
             for (int r = 0; r < rank; r++) s += v(r, i, it + EXSCAN);
-            EXPECT(EXSCAN, i, rb[EXSCAN][i], s);
+            SAME(EXSCAN, i, rb[EXSCAN][i], s);
         }
     }
     if (rank == 0)
@@ -222,26 +218,27 @@ static void verify(int it)
                 int m = 2 + (r * 13 + (int)i + it) % 97, c = (r * 5 + (int)i * 3 + it) % 89;
                 C = (C * m + c) % P; M = M * m % P;
             }
-            EXPECT(REDUCE_NC, 2 * i, rb[REDUCE_NC][2 * i], M);
-            EXPECT(REDUCE_NC, 2 * i + 1, rb[REDUCE_NC][2 * i + 1], C);
+            SAME(REDUCE_NC, 2 * i, rb[REDUCE_NC][2 * i], M);
+            SAME(REDUCE_NC, 2 * i + 1, rb[REDUCE_NC][2 * i + 1], C);
         }
     int left = (rank - 1 + size) % size, right = (rank + 1) % size;   /* ring: -1 then +1 */
     for (long i = 0; i < 2; i++) {
-        EXPECT(NBR, i, rb[NBR][i], v(left, 2 + i, it + NBR));        /* left sent its +1 block */
-        EXPECT(NBR, 2 + i, rb[NBR][2 + i], v(right, i, it + NBR));   /* right sent its -1 block */
+        SAME(NBR, i, rb[NBR][i], v(left, 2 + i, it + NBR));        /* left sent its +1 block */
+        SAME(NBR, 2 + i, rb[NBR][2 + i], v(right, i, it + NBR));   /* right sent its -1 block */
     }
 }
 
 int main(int argc, char **argv)
 {
-    CHECK(MPI_Init(&argc, &argv));
+    coll_forced_begin();
+    CHECK_MPI(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int dims = size, periods = 1;
-    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &ring));
-    CHECK(MPI_Type_contiguous(2, MPI_INT, &pair));
-    CHECK(MPI_Type_commit(&pair));
-    CHECK(MPI_Op_create(affine_fn, 0, &affine));
+    CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &ring));
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));
+    CHECK_MPI(MPI_Type_commit(&pair));
+    CHECK_MPI(MPI_Op_create(affine_fn, 0, &affine));
     for (int k = 0; k < NREQ; k++) {
         sb[k] = malloc(sizeof(int) * (size_t)blen(k));
         rb[k] = malloc(sizeof(int) * (size_t)blen(k));
@@ -249,13 +246,13 @@ int main(int argc, char **argv)
     fill(0);
     init_all();
     /* the op and type may be freed while the requests live */
-    CHECK(MPI_Op_free(&affine));
-    CHECK(MPI_Type_free(&pair));
+    CHECK_MPI(MPI_Op_free(&affine));
+    CHECK_MPI(MPI_Type_free(&pair));
 
     MPI_Status sts[NREQ];
     for (int k = 0; k < NREQ; k++) {            /* inactive before the first start */
         int flag = 0;
-        CHECK(MPI_Test(&req[k], &flag, &sts[k]));
+        CHECK_MPI(MPI_Test(&req[k], &flag, &sts[k]));
         if (!flag || req[k] == MPI_REQUEST_NULL) FAIL("inactive request %d: flag %d", k, flag);
         check_empty(&sts[k], "Test on an inactive request");
     }
@@ -265,30 +262,30 @@ int main(int argc, char **argv)
             /* one by one, with blocking and nonblocking collectives in between */
             MPI_Request ib;
             int x = rank, y = -1;
-            CHECK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ib));
+            CHECK_MPI(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ib));
             for (int k = 0; k < NREQ; k++) {
-                CHECK(MPI_Start(&req[k]));
-                if (k == NREQ / 2) CHECK(MPI_Barrier(MPI_COMM_WORLD));
+                CHECK_MPI(MPI_Start(&req[k]));
+                if (k == NREQ / 2) CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             }
             int z = rank == 0 ? 77 : 0;
-            CHECK(MPI_Bcast(&z, 1, MPI_INT, 0, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Bcast(&z, 1, MPI_INT, 0, MPI_COMM_WORLD));
             if (z != 77) FAIL("bcast in between gave %d", z);
             /* complete in reverse on odd ranks */
             for (int j = 0; j < NREQ; j++) {
                 int k = rank % 2 ? NREQ - 1 - j : j;
-                CHECK(MPI_Wait(&req[k], &sts[k]));
+                CHECK_MPI(MPI_Wait(&req[k], &sts[k]));
                 check_empty(&sts[k], "Wait");
                 if (req[k] == MPI_REQUEST_NULL) FAIL("Wait freed persistent request %d", k);
             }
-            CHECK(MPI_Wait(&ib, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Wait(&ib, MPI_STATUS_IGNORE));
             if (y != size * (size - 1) / 2) FAIL("Iallreduce in between gave %d", y);
         } else {
-            CHECK(MPI_Startall(NREQ, req));
+            CHECK_MPI(MPI_Startall(NREQ, req));
             if (it == 3) {                   /* Testall until done */
                 int flag = 0;
-                while (!flag) CHECK(MPI_Testall(NREQ, req, &flag, sts));
+                while (!flag) CHECK_MPI(MPI_Testall(NREQ, req, &flag, sts));
             } else {
-                CHECK(MPI_Waitall(NREQ, req, sts));
+                CHECK_MPI(MPI_Waitall(NREQ, req, sts));
             }
             for (int k = 0; k < NREQ; k++) {
                 check_empty(&sts[k], "Waitall");
@@ -298,14 +295,14 @@ int main(int argc, char **argv)
         verify(it);
         /* completed: inactive again */
         MPI_Status st;
-        CHECK(MPI_Wait(&req[BCAST], &st));
+        CHECK_MPI(MPI_Wait(&req[BCAST], &st));
         check_empty(&st, "Wait on an inactive request");
     }
     /* starting an active request is an error */
-    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    CHECK(MPI_Start(&req[BARRIER]));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Start(&req[BARRIER]));
     if (MPI_Start(&req[BARRIER]) == MPI_SUCCESS) FAIL("MPI_Start of an active request succeeded");
-    CHECK(MPI_Wait(&req[BARRIER], MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req[BARRIER], MPI_STATUS_IGNORE));
     /* errors: a bad root or info makes no request; freeing an active request is refused */
     MPI_Request bad = MPI_REQUEST_NULL;
     int cls, one = 1;
@@ -319,39 +316,40 @@ int main(int argc, char **argv)
     if (size > 1) {
         int x = rank == 1 ? 5 : 0, go = 0;
         MPI_Request pb;
-        CHECK(MPI_Bcast_init(&x, 1, MPI_INT, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &pb));
+        CHECK_MPI(MPI_Bcast_init(&x, 1, MPI_INT, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &pb));
         if (rank == 0) {                 /* rank 1 starts only after our free attempt */
-            CHECK(MPI_Start(&pb));
+            CHECK_MPI(MPI_Start(&pb));
             if (MPI_Request_free(&pb) == MPI_SUCCESS) FAIL("Request_free of an active request");
-            CHECK(MPI_Send(&go, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(&go, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
         } else {
-            if (rank == 1) CHECK(MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            CHECK(MPI_Start(&pb));
+            if (rank == 1) CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Start(&pb));
         }
-        CHECK(MPI_Wait(&pb, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(&pb, MPI_STATUS_IGNORE));
         if (x != 5) FAIL("bcast after a refused free gave %d", x);
-        CHECK(MPI_Request_free(&pb));
+        CHECK_MPI(MPI_Request_free(&pb));
     }
     for (int k = 0; k < NREQ; k++) {
-        CHECK(MPI_Request_free(&req[k]));
+        CHECK_MPI(MPI_Request_free(&req[k]));
         if (req[k] != MPI_REQUEST_NULL) FAIL("Request_free did not reset the handle");
     }
     /* an init on a communicator that is freed before the request */
     MPI_Comm dup;
     MPI_Request r;
     int a = rank, b = -1;
-    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
-    CHECK(MPI_Allreduce_init(&a, &b, 1, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL, &r));
-    CHECK(MPI_Comm_free(&dup));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_MPI(MPI_Allreduce_init(&a, &b, 1, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL, &r));
+    CHECK_MPI(MPI_Comm_free(&dup));
     for (int it = 0; it < 3; it++) {
         a = rank + it;
-        CHECK(MPI_Start(&r));
-        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Start(&r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         if (b != size * (size - 1) / 2 + size * it) FAIL("allreduce on freed comm gave %d", b);
     }
-    CHECK(MPI_Request_free(&r));
+    CHECK_MPI(MPI_Request_free(&r));
     for (int k = 0; k < NREQ; k++) { free(sb[k]); free(rb[k]); }
-    CHECK(MPI_Comm_free(&ring));
+    CHECK_MPI(MPI_Comm_free(&ring));
+    coll_forced_end(NULL);
     MPI_Finalize();
     if (rank == 0)
         printf("ok\n");

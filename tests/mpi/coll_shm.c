@@ -18,6 +18,8 @@
  * (which must fold in communicator rank order), allgather and bcast a strided type.
  */
 #include <mpi.h>
+#include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +29,6 @@ static MPI_Datatype vec, pair;
 static MPI_Op affine;
 #define HOLE (-7777)
 #define P 1000003
-
-#define FAIL(...) do {                                                        \
-        fprintf(stderr, "rank %d: %s:%d: ", wrank, __FILE__, __LINE__);        \
-        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n");                  \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    } while (0)
-#define CHECK(call) do { int e_ = (call); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #call, e_); } while (0)
 
 static int val(int r, long i, int salt) { return (int)((r * 7919L + i * 31L + salt * 101L) % 100003L); }
 
@@ -78,11 +73,11 @@ static void round_on(tc *t, long n, int salt)
     int root = (salt + sz - 1) % sz;
     int *b = malloc(sizeof(int) * (3 * n + 1));
     for (long i = 0; i < n; i++) b[i] = me == root ? val(t->who[root], i, salt) : -1;
-    CHECK(MPI_Bcast(b, (int)n, MPI_INT, root, t->comm));
+    CHECK_MPI(MPI_Bcast(b, (int)n, MPI_INT, root, t->comm));
     for (long i = 0; i < n; i++) if (b[i] != val(t->who[root], i, salt)) FAIL("%s bcast n=%ld i=%ld got %d", t->name, n, i, b[i]);
     long nv = n / 3;
     for (long i = 0; i < nv; i++) { b[3 * i] = me == root ? val(7, i, salt) : -1; b[3 * i + 1] = HOLE; b[3 * i + 2] = me == root ? -val(7, i, salt) : -1; }
-    CHECK(MPI_Bcast(b, (int)nv, vec, root, t->comm));
+    CHECK_MPI(MPI_Bcast(b, (int)nv, vec, root, t->comm));
     for (long i = 0; i < nv; i++) if (b[3 * i] != val(7, i, salt) || b[3 * i + 1] != HOLE || b[3 * i + 2] != -val(7, i, salt)) FAIL("%s bcast vec i=%ld", t->name, i);
     /* the same signature, contiguous on one side and strided on the other: on two ranks the
      * root writes half into a contiguous receiver and a strided one pulls everything; on
@@ -97,8 +92,8 @@ static void round_on(tc *t, long n, int salt)
             else { b[2 * i] = -1; b[2 * i + 1] = -1; }
         }
         int as_vec = (me == root) != vec_side;
-        if (as_vec) CHECK(MPI_Bcast(b, (int)nv, vec, root, t->comm));
-        else CHECK(MPI_Bcast(b, (int)(2 * nv), MPI_INT, root, t->comm));
+        if (as_vec) CHECK_MPI(MPI_Bcast(b, (int)nv, vec, root, t->comm));
+        else CHECK_MPI(MPI_Bcast(b, (int)(2 * nv), MPI_INT, root, t->comm));
         if (me != root)
             for (long i = 0; i < nv; i++) {
                 int a0 = as_vec ? b[3 * i] : b[2 * i], a1 = as_vec ? b[3 * i + 2] : b[2 * i + 1];
@@ -111,8 +106,8 @@ static void round_on(tc *t, long n, int salt)
     /* allreduce sum, alternately in place */
     int *x = malloc(sizeof(int) * (n + 1)), *y = malloc(sizeof(int) * (n + 1));
     for (long i = 0; i < n; i++) { x[i] = val(id, i, salt); y[i] = HOLE; }
-    if (salt % 2) CHECK(MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_INT, MPI_SUM, t->comm));
-    else CHECK(MPI_Allreduce(x, y, (int)n, MPI_INT, MPI_SUM, t->comm));
+    if (salt % 2) CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_INT, MPI_SUM, t->comm));
+    else CHECK_MPI(MPI_Allreduce(x, y, (int)n, MPI_INT, MPI_SUM, t->comm));
     int *res = salt % 2 ? x : y;
     for (long i = 0; i < n; i++) {
         long s = 0; for (int r = 0; r < sz; r++) s += val(t->who[r], i, salt);
@@ -124,15 +119,15 @@ static void round_on(tc *t, long n, int salt)
     long np = n / 2;
     int *a = malloc(sizeof(int) * (2 * np + 2)), *o = malloc(sizeof(int) * (2 * np + 2));
     for (long i = 0; i < np; i++) aff(id, i, salt, &a[2 * i], &a[2 * i + 1]);
-    CHECK(MPI_Allreduce(a, o, (int)np, pair, affine, t->comm));
+    CHECK_MPI(MPI_Allreduce(a, o, (int)np, pair, affine, t->comm));
     for (long i = 0; i < np; i++) {
         int m, c; aff_fold(sz, t->who, i, salt, &m, &c);
         if (o[2 * i] != m || o[2 * i + 1] != c) FAIL("%s allreduce affine n=%ld i=%ld", t->name, np, i);
     }
     int rroot = sz / 2;
     for (long i = 0; i < 2 * np; i++) o[i] = HOLE;
-    if (me == rroot) CHECK(MPI_Reduce(MPI_IN_PLACE, a, (int)np, pair, affine, rroot, t->comm));
-    else CHECK(MPI_Reduce(a, o, (int)np, pair, affine, rroot, t->comm));
+    if (me == rroot) CHECK_MPI(MPI_Reduce(MPI_IN_PLACE, a, (int)np, pair, affine, rroot, t->comm));
+    else CHECK_MPI(MPI_Reduce(a, o, (int)np, pair, affine, rroot, t->comm));
     if (me == rroot)
         for (long i = 0; i < np; i++) {
             int m, c; aff_fold(sz, t->who, i, salt, &m, &c);
@@ -149,9 +144,9 @@ static void round_on(tc *t, long n, int salt)
     for (long i = 0; i < 3 * ng * sz; i++) all[i] = (i % 3 == 1) ? HOLE : -1;
     if (salt % 2) {
         memcpy(all + 3 * ng * me, mine, sizeof(int) * 3 * ng);
-        CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, (int)ng, vec, t->comm));
+        CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, (int)ng, vec, t->comm));
     } else {
-        CHECK(MPI_Allgather(mine, (int)ng, vec, all, (int)ng, vec, t->comm));
+        CHECK_MPI(MPI_Allgather(mine, (int)ng, vec, all, (int)ng, vec, t->comm));
     }
     for (int r = 0; r < sz; r++) for (long i = 0; i < ng; i++) {
         long k = 3 * (r * ng + i);
@@ -162,7 +157,7 @@ static void round_on(tc *t, long n, int salt)
     int *flat = malloc(sizeof(int) * (2 * ng + 1));
     for (long i = 0; i < ng; i++) { flat[2 * i] = val(id, i, salt + 1); flat[2 * i + 1] = ~val(id, i, salt + 1); }
     for (long i = 0; i < 3 * ng * sz; i++) all[i] = (i % 3 == 1) ? HOLE : -1;
-    CHECK(MPI_Allgather(flat, (int)(2 * ng), MPI_INT, all, (int)ng, vec, t->comm));
+    CHECK_MPI(MPI_Allgather(flat, (int)(2 * ng), MPI_INT, all, (int)ng, vec, t->comm));
     for (int r = 0; r < sz; r++) for (long i = 0; i < ng; i++) {
         long k = 3 * (r * ng + i);
         if (all[k] != val(t->who[r], i, salt + 1) || all[k + 1] != HOLE || all[k + 2] != ~val(t->who[r], i, salt + 1)) FAIL("%s allgather int->vec ng=%ld r=%d i=%ld", t->name, ng, r, i);
@@ -171,11 +166,12 @@ static void round_on(tc *t, long n, int salt)
         if (flat[2 * i] != val(id, i, salt + 1) || flat[2 * i + 1] != ~val(id, i, salt + 1)) FAIL("%s allgather changed the send buffer", t->name);
     free(flat);
     free(mine); free(all);
-    CHECK(MPI_Barrier(t->comm));
+    CHECK_MPI(MPI_Barrier(t->comm));
 }
 
 int main(int argc, char **argv)
 {
+    coll_forced_begin();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -187,11 +183,11 @@ int main(int argc, char **argv)
     MPI_Op_create(affine_fn, 0, &affine);
 
     MPI_Comm rev, half, lo = MPI_COMM_NULL, hi = MPI_COMM_NULL;
-    CHECK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &rev));
-    CHECK(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &half));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &rev));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &half));
     int k = wsize / 2;                 /* lo = 0..k, hi = k..n-1: rank k is in both */
-    CHECK(MPI_Comm_split(MPI_COMM_WORLD, wrank <= k ? 0 : MPI_UNDEFINED, wrank, &lo));
-    CHECK(MPI_Comm_split(MPI_COMM_WORLD, wrank >= k ? 0 : MPI_UNDEFINED, -wrank, &hi));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank <= k ? 0 : MPI_UNDEFINED, wrank, &lo));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank >= k ? 0 : MPI_UNDEFINED, -wrank, &hi));
     tc world = make(MPI_COMM_WORLD, "world"), trev = make(rev, "reversed"), thalf = make(half, "half");
     tc tlo = { MPI_COMM_NULL }, thi = { MPI_COMM_NULL };
     if (lo != MPI_COMM_NULL) tlo = make(lo, "low");
@@ -212,13 +208,13 @@ int main(int argc, char **argv)
     /* context ids come back after MPI_Comm_free: a new communicator must not see old stamps */
     for (int it = 0; it < 40; it++) {
         MPI_Comm d;
-        CHECK(MPI_Comm_dup(it % 2 ? rev : MPI_COMM_WORLD, &d));
+        CHECK_MPI(MPI_Comm_dup(it % 2 ? rev : MPI_COMM_WORLD, &d));
         int v = val(wrank, it, 3), sum = 0;
-        CHECK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, d));
+        CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, d));
         long want = 0; for (int r = 0; r < wsize; r++) want += val(r, it, 3);
         if (sum != (int)want) FAIL("dup %d allreduce got %d want %ld", it, sum, want);
-        if (it % 3 == 0) CHECK(MPI_Barrier(d));
-        CHECK(MPI_Comm_free(&d));
+        if (it % 3 == 0) CHECK_MPI(MPI_Barrier(d));
+        CHECK_MPI(MPI_Comm_free(&d));
     }
 
     /* blocking collectives while nonblocking ones on the same communicator are in flight */
@@ -226,11 +222,11 @@ int main(int argc, char **argv)
         int n = 5000, *x = malloc(sizeof(int) * n), *y = malloc(sizeof(int) * n), *z = malloc(sizeof(int) * n);
         for (int i = 0; i < n; i++) { x[i] = val(wrank, i, 1); z[i] = wrank == wsize - 1 ? i : -1; }
         MPI_Request rq[2];
-        CHECK(MPI_Iallreduce(x, y, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]));
-        CHECK(MPI_Ibcast(z, n, MPI_INT, 0, rev, &rq[1]));
+        CHECK_MPI(MPI_Iallreduce(x, y, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]));
+        CHECK_MPI(MPI_Ibcast(z, n, MPI_INT, 0, rev, &rq[1]));
         round_on(&world, 333, 5);
         round_on(&trev, 333, 6);
-        CHECK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
         for (int i = 0; i < n; i++) {
             long s = 0; for (int r = 0; r < wsize; r++) s += val(r, i, 1);
             if (y[i] != (int)s) FAIL("iallreduce i=%d", i);
@@ -249,16 +245,16 @@ int main(int argc, char **argv)
             int root = it % wsize, m = it % 33, crank;
             MPI_Comm_rank(c, &crank);
             for (int i = 0; i < m; i++) small[i] = crank == root ? val(it, i, 2) : -1;
-            CHECK(MPI_Bcast(small, m, MPI_INT, root, c));
+            CHECK_MPI(MPI_Bcast(small, m, MPI_INT, root, c));
             for (int i = 0; i < m; i++) if (small[i] != val(it, i, 2)) FAIL("small bcast it=%d i=%d got %d", it, i, small[i]);
             int v = val(wrank, it, 4), sum = -1;
-            CHECK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c));
+            CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c));
             long want = 0; for (int r = 0; r < wsize; r++) want += val(r, it, 4);
             if (sum != (int)want) FAIL("small allreduce it=%d got %d want %ld", it, sum, want);
-            if (it % 7 == 0) CHECK(MPI_Barrier(c));
+            if (it % 7 == 0) CHECK_MPI(MPI_Barrier(c));
             if (it % 16 == 5) {
                 for (int i = 0; i < big; i++) b[i] = crank == root ? val(it, i, 6) : -1;
-                CHECK(MPI_Bcast(b, big, MPI_INT, root, c));
+                CHECK_MPI(MPI_Bcast(b, big, MPI_INT, root, c));
                 for (int i = 0; i < big; i++) if (b[i] != val(it, i, 6)) FAIL("big bcast it=%d i=%d", it, i);
             }
         }
@@ -284,6 +280,7 @@ int main(int argc, char **argv)
     MPI_Op_free(&affine);
     MPI_Type_free(&vec);
     MPI_Type_free(&pair);
+    coll_forced_end(NULL);
     MPI_Finalize();
     return 0;
 }

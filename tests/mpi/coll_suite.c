@@ -10,6 +10,8 @@
  * force algorithms with MEMPI_COLL_* (and simulate nodes with MEMPI_NODE_SIZE).
  */
 #include <mpi.h>
+#include "check.h"
+#include "coll_forced.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +22,6 @@ static MPI_Op affine;                /* non-commutative: (m,c) pairs composed in
 static MPI_Datatype pair;            /* contiguous 2 ints, for the affine op */
 #define HOLE (-7777)
 #define P 1000003
-
-#define FAIL(...) do {                                                        \
-        fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);         \
-        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n");                  \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    } while (0)
-#define CHECK(call) do { int e_ = (call); if (e_ != MPI_SUCCESS) FAIL("%s returned %d", #call, e_); } while (0)
 
 static int val(int r, long i) { return (int)((r * 7919L + i * 31L) % 100003L); }
 
@@ -76,10 +71,10 @@ static const long sizes[] = { 0, 1, 3, 17, 1000, 40000 };
 static void test_barrier(void)
 {
     for (int k = 0; k < 5; k++)
-        CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     MPI_Request rq;
-    CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
-    CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     if (rq != MPI_REQUEST_NULL) FAIL("Ibarrier request not reset");
 }
 
@@ -91,8 +86,8 @@ static void test_bcast(int nb)
                 long n = sizes[s] * (lay ? 1 : 3);
                 int *b = alloc_lay(lay, n);
                 for (long i = 0; i < n; i++) put(b, lay, i, rank == root ? val(root, i) : -1);
-                if (nb) { MPI_Request rq; CHECK(MPI_Ibcast(b, (int)n, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-                else CHECK(MPI_Bcast(b, (int)n, T(lay), root, MPI_COMM_WORLD));
+                if (nb) { MPI_Request rq; CHECK_MPI(MPI_Ibcast(b, (int)n, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+                else CHECK_MPI(MPI_Bcast(b, (int)n, T(lay), root, MPI_COMM_WORLD));
                 for (long i = 0; i < n; i++)
                     if (!ok_at(b, lay, i, val(root, i))) FAIL("bcast n=%ld lay=%d root=%d i=%ld got %d", n, lay, root, i, got_at(b, lay, i));
                 free(b);
@@ -101,7 +96,7 @@ static void test_bcast(int nb)
     long n = 1 << 20;
     int *b = malloc(sizeof(int) * n);
     for (long i = 0; i < n; i++) b[i] = rank == size - 1 ? val(7, i) : 0;
-    CHECK(MPI_Bcast(b, (int)n, MPI_INT, size - 1, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(b, (int)n, MPI_INT, size - 1, MPI_COMM_WORLD));
     for (long i = 0; i < n; i++) if (b[i] != val(7, i)) FAIL("bcast 4MB i=%ld", i);
     free(b);
 }
@@ -119,8 +114,8 @@ static void test_allreduce(int nb)
                 if (lay) for (long i = 0; i < n; i++) out[3 * i + 1] = HOLE;
                 const void *sb = in; void *rb = out;
                 if (inplace) { sb = MPI_IN_PLACE; rb = in; }
-                if (nb) { MPI_Request rq; CHECK(MPI_Iallreduce(sb, rb, (int)n, T(lay), MPI_SUM, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-                else CHECK(MPI_Allreduce(sb, rb, (int)n, T(lay), MPI_SUM, MPI_COMM_WORLD));
+                if (nb) { MPI_Request rq; CHECK_MPI(MPI_Iallreduce(sb, rb, (int)n, T(lay), MPI_SUM, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+                else CHECK_MPI(MPI_Allreduce(sb, rb, (int)n, T(lay), MPI_SUM, MPI_COMM_WORLD));
                 for (long i = 0; i < n; i++)
                     if (!ok_sum_at(rb, lay, i, (int)sum_val(i))) FAIL("allreduce sum n=%ld lay=%d inplace=%d i=%ld got %d want %ld", n, lay, inplace, i, got_at(rb, lay, i), sum_val(i));
                 free(in); free(out);
@@ -128,8 +123,8 @@ static void test_allreduce(int nb)
         /* non-commutative user op */
         int *a = malloc(sizeof(int) * (2 * n + 1));
         for (long i = 0; i < n; i++) aff(rank, i, &a[2 * i], &a[2 * i + 1]);
-        if (nb) { MPI_Request rq; CHECK(MPI_Iallreduce(MPI_IN_PLACE, a, (int)n, pair, affine, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-        else CHECK(MPI_Allreduce(MPI_IN_PLACE, a, (int)n, pair, affine, MPI_COMM_WORLD));
+        if (nb) { MPI_Request rq; CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, a, (int)n, pair, affine, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+        else CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, a, (int)n, pair, affine, MPI_COMM_WORLD));
         for (long i = 0; i < n; i++) {
             int m, c; aff_fold(0, size - 1, i, &m, &c);
             if (a[2 * i] != m || a[2 * i + 1] != c) FAIL("allreduce affine n=%ld i=%ld got (%d,%d) want (%d,%d)", n, i, a[2*i], a[2*i+1], m, c);
@@ -138,16 +133,16 @@ static void test_allreduce(int nb)
         /* MAX on double */
         double *d = malloc(sizeof(double) * (n + 1)), *e = malloc(sizeof(double) * (n + 1));
         for (long i = 0; i < n; i++) d[i] = (double)((rank * 37 + i) % size) + 0.5;
-        CHECK(MPI_Allreduce(d, e, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Allreduce(d, e, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
         for (long i = 0; i < n; i++) if (e[i] != size - 1 + 0.5 && size > 1) FAIL("allreduce max i=%ld got %g", i, e[i]);
         free(d); free(e);
     }
     /* MINLOC on MPI_DOUBLE_INT */
     struct { double v; int i; } di[3], dr[3];
     for (int k = 0; k < 3; k++) { di[k].v = (double)((rank + k) % size); di[k].i = rank; }
-    CHECK(MPI_Allreduce(di, dr, 3, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allreduce(di, dr, 3, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD));
     for (int k = 0; k < 3; k++) { int want = (size - k % size) % size; if (dr[k].v != 0.0 || dr[k].i != want) FAIL("minloc k=%d got (%g,%d) want (0,%d)", k, dr[k].v, dr[k].i, want); }
-    CHECK(MPI_Allreduce(di, dr, 3, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allreduce(di, dr, 3, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD));
     for (int k = 0; k < 3; k++) { int want = (2 * size - 1 - k) % size; if (dr[k].v != size - 1 || dr[k].i != want) FAIL("maxloc k=%d got (%g,%d) want (%d,%d)", k, dr[k].v, dr[k].i, size - 1, want); }
 }
 
@@ -162,8 +157,8 @@ static void test_reduce(int nb)
                     for (long i = 0; i < n; i++) { put(in, lay, i, val(rank, i)); put(out, lay, i, HOLE); }
                     const void *sb = in; void *rb = out;
                     if (inplace && rank == root) { sb = MPI_IN_PLACE; rb = in; }
-                    if (nb) { MPI_Request rq; CHECK(MPI_Ireduce(sb, rb, (int)n, T(lay), MPI_SUM, root, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-                    else CHECK(MPI_Reduce(sb, rb, (int)n, T(lay), MPI_SUM, root, MPI_COMM_WORLD));
+                    if (nb) { MPI_Request rq; CHECK_MPI(MPI_Ireduce(sb, rb, (int)n, T(lay), MPI_SUM, root, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+                    else CHECK_MPI(MPI_Reduce(sb, rb, (int)n, T(lay), MPI_SUM, root, MPI_COMM_WORLD));
                     if (rank == root)
                         for (long i = 0; i < n; i++)
                             if (!ok_sum_at(rb, lay, i, (int)sum_val(i))) FAIL("reduce n=%ld lay=%d root=%d i=%ld got %d", n, lay, root, i, got_at(rb, lay, i));
@@ -171,7 +166,7 @@ static void test_reduce(int nb)
                 }
             int *a = malloc(sizeof(int) * (2 * n + 1)), *b = malloc(sizeof(int) * (2 * n + 1));
             for (long i = 0; i < n; i++) aff(rank, i, &a[2 * i], &a[2 * i + 1]);
-            CHECK(MPI_Reduce(a, b, (int)n, pair, affine, root, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Reduce(a, b, (int)n, pair, affine, root, MPI_COMM_WORLD));
             if (rank == root)
                 for (long i = 0; i < n; i++) {
                     int m, c; aff_fold(0, size - 1, i, &m, &c);
@@ -188,8 +183,8 @@ static void test_scan(int nb)
         for (int ex = 0; ex < 2; ex++) {
             int *a = malloc(sizeof(int) * (2 * n + 1)), *b = malloc(sizeof(int) * (2 * n + 1));
             for (long i = 0; i < n; i++) aff(rank, i, &a[2 * i], &a[2 * i + 1]);
-            if (nb) { MPI_Request rq; CHECK((ex ? MPI_Iexscan : MPI_Iscan)(a, b, (int)n, pair, affine, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-            else CHECK((ex ? MPI_Exscan : MPI_Scan)(a, b, (int)n, pair, affine, MPI_COMM_WORLD));
+            if (nb) { MPI_Request rq; CHECK_MPI((ex ? MPI_Iexscan : MPI_Iscan)(a, b, (int)n, pair, affine, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+            else CHECK_MPI((ex ? MPI_Exscan : MPI_Scan)(a, b, (int)n, pair, affine, MPI_COMM_WORLD));
             if (!ex || rank > 0)
                 for (long i = 0; i < n; i++) {
                     int m, c; aff_fold(0, ex ? rank - 1 : rank, i, &m, &c);
@@ -198,7 +193,7 @@ static void test_scan(int nb)
             /* in place, commutative */
             int *x = malloc(sizeof(int) * (n + 1));
             for (long i = 0; i < n; i++) x[i] = val(rank, i);
-            CHECK((ex ? MPI_Exscan : MPI_Scan)(MPI_IN_PLACE, x, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+            CHECK_MPI((ex ? MPI_Exscan : MPI_Scan)(MPI_IN_PLACE, x, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
             if (!ex || rank > 0)
                 for (long i = 0; i < n; i++) {
                     long t = 0; for (int r = 0; r <= (ex ? rank - 1 : rank); r++) t += val(r, i);
@@ -223,8 +218,8 @@ static void test_gather_family(int nb)
                     const void *sb = mine;
                     if (inplace && rank == root) { sb = MPI_IN_PLACE; for (long i = 0; i < n; i++) put(all, lay, rank * n + i, val(rank, i)); }
                     MPI_Request rq;
-                    if (nb) { CHECK(MPI_Igather(sb, (int)n, T(lay), all, (int)n, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-                    else CHECK(MPI_Gather(sb, (int)n, T(lay), all, (int)n, T(lay), root, MPI_COMM_WORLD));
+                    if (nb) { CHECK_MPI(MPI_Igather(sb, (int)n, T(lay), all, (int)n, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+                    else CHECK_MPI(MPI_Gather(sb, (int)n, T(lay), all, (int)n, T(lay), root, MPI_COMM_WORLD));
                     if (rank == root)
                         for (int r = 0; r < size; r++) for (long i = 0; i < n; i++)
                             if (!ok_at(all, lay, r * n + i, val(r, i))) FAIL("gather n=%ld lay=%d root=%d r=%d i=%ld", n, lay, root, r, i);
@@ -233,8 +228,8 @@ static void test_gather_family(int nb)
                     for (long i = 0; i < n; i++) put(mine, lay, i, -1);
                     void *rb = mine;
                     if (inplace && rank == root) rb = MPI_IN_PLACE;
-                    if (nb) { CHECK(MPI_Iscatter(all, (int)n, T(lay), rb, (int)n, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-                    else CHECK(MPI_Scatter(all, (int)n, T(lay), rb, (int)n, T(lay), root, MPI_COMM_WORLD));
+                    if (nb) { CHECK_MPI(MPI_Iscatter(all, (int)n, T(lay), rb, (int)n, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+                    else CHECK_MPI(MPI_Scatter(all, (int)n, T(lay), rb, (int)n, T(lay), root, MPI_COMM_WORLD));
                     if (rb != MPI_IN_PLACE)
                         for (long i = 0; i < n; i++) if (!ok_at(mine, lay, i, val(root + 1, rank * n + i))) FAIL("scatter n=%ld lay=%d root=%d i=%ld got %d", n, lay, root, i, got_at(mine, lay, i));
                     /* allgather */
@@ -242,8 +237,8 @@ static void test_gather_family(int nb)
                     for (long i = 0; i < n * size; i++) put(all, lay, i, -1);
                     sb = mine;
                     if (inplace) { sb = MPI_IN_PLACE; for (long i = 0; i < n; i++) put(all, lay, rank * n + i, val(rank, i)); }
-                    if (nb) { CHECK(MPI_Iallgather(sb, (int)n, T(lay), all, (int)n, T(lay), MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-                    else CHECK(MPI_Allgather(sb, (int)n, T(lay), all, (int)n, T(lay), MPI_COMM_WORLD));
+                    if (nb) { CHECK_MPI(MPI_Iallgather(sb, (int)n, T(lay), all, (int)n, T(lay), MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+                    else CHECK_MPI(MPI_Allgather(sb, (int)n, T(lay), all, (int)n, T(lay), MPI_COMM_WORLD));
                     for (int r = 0; r < size; r++) for (long i = 0; i < n; i++)
                         if (!ok_at(all, lay, r * n + i, val(r, i))) FAIL("allgather n=%ld lay=%d inplace=%d r=%d i=%ld got %d", n, lay, inplace, r, i, got_at(all, lay, r * n + i));
                     free(mine); free(all);
@@ -263,22 +258,22 @@ static void test_v_family(int nb)
             for (long i = 0; i < counts[rank]; i++) put(mine, lay, i, val(rank, i));
             for (long i = 0; i < total; i++) put(all, lay, i, -1);
             MPI_Request rq;
-            if (nb) { CHECK(MPI_Iallgatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-            else CHECK(MPI_Allgatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), MPI_COMM_WORLD));
+            if (nb) { CHECK_MPI(MPI_Iallgatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+            else CHECK_MPI(MPI_Allgatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), MPI_COMM_WORLD));
             for (int r = 0; r < size; r++) {
                 for (long i = 0; i < counts[r]; i++) if (!ok_at(all, lay, displs[r] + i, val(r, i))) FAIL("allgatherv unit=%ld lay=%d r=%d i=%ld", unit, lay, r, i);
                 if (!ok_at(all, lay, displs[r] + counts[r], -1)) FAIL("allgatherv wrote a gap");
             }
             int root = size / 2;
             for (long i = 0; i < total; i++) put(all, lay, i, -1);
-            if (nb) { CHECK(MPI_Igatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-            else CHECK(MPI_Gatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), root, MPI_COMM_WORLD));
+            if (nb) { CHECK_MPI(MPI_Igatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), root, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+            else CHECK_MPI(MPI_Gatherv(mine, counts[rank], T(lay), all, counts, displs, T(lay), root, MPI_COMM_WORLD));
             if (rank == root) for (int r = 0; r < size; r++) for (long i = 0; i < counts[r]; i++)
                 if (!ok_at(all, lay, displs[r] + i, val(r, i))) FAIL("gatherv r=%d i=%ld", r, i);
             for (long i = 0; i < total; i++) put(all, lay, i, val(99, i));
             for (long i = 0; i < counts[rank]; i++) put(mine, lay, i, -1);
-            if (nb) { CHECK(MPI_Iscatterv(all, counts, displs, T(lay), mine, counts[rank], T(lay), root, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-            else CHECK(MPI_Scatterv(all, counts, displs, T(lay), mine, counts[rank], T(lay), root, MPI_COMM_WORLD));
+            if (nb) { CHECK_MPI(MPI_Iscatterv(all, counts, displs, T(lay), mine, counts[rank], T(lay), root, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+            else CHECK_MPI(MPI_Scatterv(all, counts, displs, T(lay), mine, counts[rank], T(lay), root, MPI_COMM_WORLD));
             for (long i = 0; i < counts[rank]; i++) if (!ok_at(mine, lay, i, val(99, displs[rank] + i))) FAIL("scatterv i=%ld", i);
             free(mine); free(all);
         }
@@ -298,8 +293,8 @@ static void test_alltoall(int nb)
                 void *src = sb, *dst = rb;
                 if (inplace) { src = MPI_IN_PLACE; dst = sb; }
                 MPI_Request rq;
-                if (nb) { CHECK(MPI_Ialltoall(src, (int)n, T(lay), dst, (int)n, T(lay), MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-                else CHECK(MPI_Alltoall(src, (int)n, T(lay), dst, (int)n, T(lay), MPI_COMM_WORLD));
+                if (nb) { CHECK_MPI(MPI_Ialltoall(src, (int)n, T(lay), dst, (int)n, T(lay), MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+                else CHECK_MPI(MPI_Alltoall(src, (int)n, T(lay), dst, (int)n, T(lay), MPI_COMM_WORLD));
                 for (int r = 0; r < size; r++) for (long i = 0; i < n; i++)
                     if (!ok_at(dst, lay, r * n + i, val(r * 100 + rank, i))) FAIL("alltoall n=%ld lay=%d inplace=%d r=%d i=%ld", n, lay, inplace, r, i);
                 free(sb); free(rb);
@@ -312,8 +307,8 @@ static void test_alltoall(int nb)
     for (int d = 0; d < size; d++) for (int i = 0; i < sc[d]; i++) s[sd[d] + i] = val(rank * 100 + d, i);
     for (int i = 0; i < rt; i++) r[i] = -1;
     MPI_Request rq;
-    if (nb) { CHECK(MPI_Ialltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-    else CHECK(MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, MPI_COMM_WORLD));
+    if (nb) { CHECK_MPI(MPI_Ialltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+    else CHECK_MPI(MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, MPI_COMM_WORLD));
     for (int q = 0; q < size; q++) {
         for (int i = 0; i < rc[q]; i++) if (r[rd[q] + i] != val(q * 100 + rank, i)) FAIL("alltoallv from %d i=%d", q, i);
         if (r[rd[q] + rc[q]] != -1) FAIL("alltoallv wrote a gap");
@@ -321,8 +316,8 @@ static void test_alltoall(int nb)
     MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * size);
     for (int d = 0; d < size; d++) { types[d] = MPI_INT; sd[d] *= (int)sizeof(int); rd[d] *= (int)sizeof(int); }
     for (int i = 0; i < rt; i++) r[i] = -1;
-    if (nb) { CHECK(MPI_Ialltoallw(s, sc, sd, types, r, rc, rd, types, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-    else CHECK(MPI_Alltoallw(s, sc, sd, types, r, rc, rd, types, MPI_COMM_WORLD));
+    if (nb) { CHECK_MPI(MPI_Ialltoallw(s, sc, sd, types, r, rc, rd, types, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+    else CHECK_MPI(MPI_Alltoallw(s, sc, sd, types, r, rc, rd, types, MPI_COMM_WORLD));
     for (int q = 0; q < size; q++) for (int i = 0; i < rc[q]; i++)
         if (r[rd[q] / (int)sizeof(int) + i] != val(q * 100 + rank, i)) FAIL("alltoallw from %d i=%d", q, i);
     free(s); free(r); free(sc); free(sd); free(rc); free(rd); free(types);
@@ -341,16 +336,23 @@ static void test_reduce_scatter(int nb)
             for (long i = 0; i < total; i++) in[i] = val(rank, i);
             MPI_Request rq;
             void *sb = inplace ? MPI_IN_PLACE : (void *)in, *rb = inplace ? in : out;
-            if (nb) { CHECK(MPI_Ireduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-            else CHECK(MPI_Reduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+            if (nb) { CHECK_MPI(MPI_Ireduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+            else CHECK_MPI(MPI_Reduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
             for (long i = 0; i < counts[rank]; i++) if (((int *)rb)[i] != (int)sum_val(off + i)) FAIL("reduce_scatter n=%ld inplace=%d i=%ld", n, inplace, i);
             free(in); free(out);
         }
+        /* block form with a commutative op (the pairwise algorithm's case) */
+        int *c = malloc(sizeof(int) * (n * size + 1)), *d = malloc(sizeof(int) * (n + 1));
+        for (long i = 0; i < n * size; i++) c[i] = val(rank, i);
+        if (nb) { MPI_Request rq; CHECK_MPI(MPI_Ireduce_scatter_block(c, d, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+        else CHECK_MPI(MPI_Reduce_scatter_block(c, d, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (long i = 0; i < n; i++) if (d[i] != (int)sum_val(rank * n + i)) FAIL("reduce_scatter_block sum n=%ld i=%ld", n, i);
+        free(c); free(d);
         /* block form with the non-commutative op */
         int *a = malloc(sizeof(int) * (2 * n * size + 1)), *b = malloc(sizeof(int) * (2 * n + 1));
         for (long i = 0; i < n * size; i++) aff(rank, i, &a[2 * i], &a[2 * i + 1]);
-        if (nb) { MPI_Request rq; CHECK(MPI_Ireduce_scatter_block(a, b, (int)n, pair, affine, MPI_COMM_WORLD, &rq)); CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
-        else CHECK(MPI_Reduce_scatter_block(a, b, (int)n, pair, affine, MPI_COMM_WORLD));
+        if (nb) { MPI_Request rq; CHECK_MPI(MPI_Ireduce_scatter_block(a, b, (int)n, pair, affine, MPI_COMM_WORLD, &rq)); CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
+        else CHECK_MPI(MPI_Reduce_scatter_block(a, b, (int)n, pair, affine, MPI_COMM_WORLD));
         for (long i = 0; i < n; i++) {
             int m, c; aff_fold(0, size - 1, rank * n + i, &m, &c);
             if (b[2 * i] != m || b[2 * i + 1] != c) FAIL("reduce_scatter_block affine i=%ld", i);
@@ -365,17 +367,18 @@ static void test_overlap(void)
     int n = 1000, x[1000], y[1000], z[1000];
     for (int i = 0; i < n; i++) { x[i] = val(rank, i); z[i] = rank == 0 ? i : -1; }
     MPI_Request rq[3];
-    CHECK(MPI_Iallreduce(x, y, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]));
-    CHECK(MPI_Ibcast(z, n, MPI_INT, 0, MPI_COMM_WORLD, &rq[1]));
-    CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq[2]));
+    CHECK_MPI(MPI_Iallreduce(x, y, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]));
+    CHECK_MPI(MPI_Ibcast(z, n, MPI_INT, 0, MPI_COMM_WORLD, &rq[1]));
+    CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq[2]));
     MPI_Status st[3];
-    CHECK(MPI_Wait(&rq[2], &st[2]));
-    CHECK(MPI_Waitall(2, rq, st));
+    CHECK_MPI(MPI_Wait(&rq[2], &st[2]));
+    CHECK_MPI(MPI_Waitall(2, rq, st));
     for (int i = 0; i < n; i++) if (y[i] != (int)sum_val(i) || z[i] != i) FAIL("overlap i=%d", i);
 }
 
 int main(int argc, char **argv)
 {
+    coll_forced_begin();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -404,6 +407,9 @@ int main(int argc, char **argv)
     if (affine != MPI_OP_NULL) FAIL("Op_free did not reset the handle");
     MPI_Type_free(&vec);
     MPI_Type_free(&pair);
+    /* recursive doubling needs a power-of-two process count; elsewhere it falls back */
+    static const char *const not_pof2[] = { "allgather=recursive_doubling", NULL };
+    coll_forced_end((size & (size - 1)) ? not_pof2 : NULL);
     MPI_Finalize();
     return 0;
 }

@@ -12,13 +12,11 @@
  * for data and status; 10 rounds.
  */
 #include <mpi.h>
+#include "check.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 enum { ROUNDS = 10, TAG_G = 1, TAG_X = 2 };
 static int wrank, wsize;

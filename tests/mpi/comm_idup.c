@@ -4,12 +4,10 @@
  * Iallreduce, attribute copy at the call, isolation, blocking creations while idups are
  * outstanding, intercommunicators (the same Send-before-Recv pattern, merge).  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int wrank, wsize;
 

@@ -5,12 +5,10 @@
  * the other's (docs/architecture.md, "Context ids").  Every new communicator carries a ring
  * exchange checked for data and status.  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 enum { ROUNDS = 40 };
 static int wrank, wsize;

@@ -1,11 +1,9 @@
 /* mempi-test: np=1,2,3,4 timeout=240 */
 /* comm_many.c -- tens of thousands of live communicators; exhaustion is a clean error.  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 #define NLIVE 20000
 static int wrank, wsize;

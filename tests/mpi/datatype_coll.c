@@ -8,13 +8,13 @@
  * every value it receives.
  */
 #include <mpi.h>
+#include "check.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, errors;
-#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: ", rank); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); errors++; } } while (0)
+static int rank, size;
 
 int main(int argc, char **argv)
 {
@@ -35,9 +35,9 @@ int main(int argc, char **argv)
         MPI_Bcast(rank == size - 1 ? &m[0][2] : &m[0][1], 1, col, size - 1, MPI_COMM_WORLD);
         for (int i = 0; i < R; i++) {
             if (rank != size - 1)
-                CHECK(m[i][1] == 100 * i + 2 && m[i][0] == -1 && m[i][2] == -1, "bcast row %d", i);
+                EXPECT(m[i][1] == 100 * i + 2 && m[i][0] == -1 && m[i][2] == -1, "bcast row %d", i);
             else
-                CHECK(m[i][2] == 100 * i + 2, "bcast root row %d", i);
+                EXPECT(m[i][2] == 100 * i + 2, "bcast root row %d", i);
         }
         MPI_Type_free(&col);
     }
@@ -55,13 +55,13 @@ int main(int argc, char **argv)
         if (rank == 0)
             for (int i = 0; i < R; i++)
                 for (int p = 0; p < size; p++)
-                    CHECK(all[i * size + p] == p * 1000 + i, "gather [%d][%d] = %g", i, p,
+                    EXPECT(all[i * size + p] == p * 1000 + i, "gather [%d][%d] = %g", i, p,
                           all[i * size + p]);
         /* Scatter back the columns with the same type */
         double back[5] = { 0 };
         MPI_Scatter(all, 1, colr, back, R, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         for (int i = 0; i < R; i++)
-            CHECK(back[i] == rank * 1000 + i, "scatter column element %d = %g", i, back[i]);
+            EXPECT(back[i] == rank * 1000 + i, "scatter column element %d = %g", i, back[i]);
         MPI_Type_free(&col);
         MPI_Type_free(&colr);
         free(all);
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         MPI_Alltoall(s, 1, vr, r, 3, MPI_INT, MPI_COMM_WORLD);
         for (int p = 0; p < size; p++)
             for (int k = 0; k < 3; k++)
-                CHECK(r[p * 3 + k] == p * 10000 + rank * 6 + 2 * k, "alltoall from %d item %d",
+                EXPECT(r[p * 3 + k] == p * 10000 + rank * 6 + 2 * k, "alltoall from %d item %d",
                       p, k);
         MPI_Type_free(&v);
         MPI_Type_free(&vr);
@@ -97,14 +97,14 @@ int main(int argc, char **argv)
         MPI_Type_commit(&st);
         MPI_Aint lb, ext;
         MPI_Type_get_extent(st, &lb, &ext);
-        CHECK(ext == sizeof(struct item), "struct extent %ld vs sizeof %zu", (long)ext, sizeof(struct item));
+        EXPECT(ext == sizeof(struct item), "struct extent %ld vs sizeof %zu", (long)ext, sizeof(struct item));
         me.id = rank;
         me.x = rank * 0.25;
         me.tag = (char)('a' + rank);
         memset(all, 0, (size_t)size * sizeof(struct item));
         MPI_Allgather(&me, 1, st, all, 1, st, MPI_COMM_WORLD);
         for (int p = 0; p < size; p++)
-            CHECK(all[p].id == p && all[p].x == p * 0.25 && all[p].tag == 'a' + p,
+            EXPECT(all[p].id == p && all[p].x == p * 0.25 && all[p].tag == 'a' + p,
                   "allgather item %d", p);
         MPI_Type_free(&st);
         free(all);
@@ -119,19 +119,16 @@ int main(int argc, char **argv)
         int maxv = -1, maxr = 0;
         for (int p = 0; p < size; p++)
             if ((p * 7) % size > maxv) { maxv = (p * 7) % size; maxr = p; }
-        CHECK(out[0].v == maxv && out[0].i == maxr, "maxloc %g@%d, expected %d@%d", out[0].v,
+        EXPECT(out[0].v == maxv && out[0].i == maxr, "maxloc %g@%d, expected %d@%d", out[0].v,
               out[0].i, maxv, maxr);
-        CHECK(out[1].v == 0 && out[1].i == 0, "maxloc 2nd %g@%d", out[1].v, out[1].i);
+        EXPECT(out[1].v == 0 && out[1].i == 0, "maxloc 2nd %g@%d", out[1].v, out[1].i);
         int a2[2] = { size - rank, rank }, r2[2];
         MPI_Reduce(a2, r2, 1, MPI_2INT, MPI_MINLOC, 0, MPI_COMM_WORLD);
         if (rank == 0)
-            CHECK(r2[0] == 1 && r2[1] == size - 1, "minloc %d@%d", r2[0], r2[1]);
+            EXPECT(r2[0] == 1 && r2[1] == size - 1, "minloc %d@%d", r2[0], r2[1]);
     }
 
-    if (errors) {
-        fprintf(stderr, "datatype_coll: rank %d: %d errors\n", rank, errors);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    CHECK(check_failures == 0, "datatype_coll: %d failed expectations", check_failures);
     MPI_Finalize();
     return 0;
 }

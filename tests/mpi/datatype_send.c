@@ -11,12 +11,12 @@
  * with the type is pending, and MPI_PACKED messages received with the original type.
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, errors;
-#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: ", rank); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); errors++; } } while (0)
+static int rank, size;
 
 static double value(int src, long i) { return src * 1e7 + (double)i; }
 
@@ -38,16 +38,16 @@ static void ring_to_contig(const char *what, MPI_Datatype stype, int count, long
                  MPI_COMM_WORLD, &st);
     int got;
     MPI_Get_count(&st, MPI_DOUBLE, &got);
-    CHECK(got == n, "%s: received %d doubles, expected %ld", what, got, n);
-    CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 1, "%s: status source/tag %d/%d", what,
+    EXPECT(got == n, "%s: received %d doubles, expected %ld", what, got, n);
+    EXPECT(st.MPI_SOURCE == prev && st.MPI_TAG == 1, "%s: status source/tag %d/%d", what,
           st.MPI_SOURCE, st.MPI_TAG);
     for (long i = 0; i < n; i++)
         if (rbuf[i] != value(prev, index[i])) {
-            CHECK(0, "%s: element %ld is %g, expected %g", what, i, rbuf[i],
+            EXPECT(0, "%s: element %ld is %g, expected %g", what, i, rbuf[i],
                   value(prev, index[i]));
             break;
         }
-    CHECK(rbuf[n] == -1, "%s: wrote past the message", what);
+    EXPECT(rbuf[n] == -1, "%s: wrote past the message", what);
     free(sbuf);
     free(rbuf);
 }
@@ -70,19 +70,19 @@ static void ring_from_contig(const char *what, MPI_Datatype rtype, int count, lo
     int got, elems;
     MPI_Get_count(&st, rtype, &got);
     MPI_Get_elements(&st, rtype, &elems);
-    CHECK(got == count, "%s: MPI_Get_count %d, expected %d", what, got, count);
-    CHECK(elems == n, "%s: MPI_Get_elements %d, expected %ld", what, elems, n);
+    EXPECT(got == count, "%s: MPI_Get_count %d, expected %d", what, got, count);
+    EXPECT(elems == n, "%s: MPI_Get_elements %d, expected %ld", what, elems, n);
     for (long i = 0; i < n; i++) {
         hit[index[i]] = 1;
         if (rbuf[index[i]] != value(prev, i)) {
-            CHECK(0, "%s: element %ld (index %ld) is %g, expected %g", what, i, index[i],
+            EXPECT(0, "%s: element %ld (index %ld) is %g, expected %g", what, i, index[i],
                   rbuf[index[i]], value(prev, i));
             break;
         }
     }
     for (long i = 0; i < span; i++)
         if (!hit[i] && rbuf[i] != -1) {
-            CHECK(0, "%s: hole at index %ld overwritten", what, i);
+            EXPECT(0, "%s: hole at index %ld overwritten", what, i);
             break;
         }
     free(sbuf);
@@ -231,7 +231,7 @@ int main(int argc, char **argv)
         MPI_Type_commit(&t);
         int tsize;
         MPI_Type_size(t, &tsize);
-        CHECK(tsize == mine * 8, "darray: size %d, expected %ld", tsize, mine * 8);
+        EXPECT(tsize == mine * 8, "darray: size %d, expected %ld", tsize, mine * 8);
         /* send with the darray, receive contiguous: uses prev's selection */
         {
             int next = (rank + 1) % size;
@@ -241,9 +241,9 @@ int main(int argc, char **argv)
             MPI_Sendrecv(sbuf, 1, t, next, 3, rbuf, 64, MPI_DOUBLE, prev, 3, MPI_COMM_WORLD, &stt);
             int got;
             MPI_Get_count(&stt, MPI_DOUBLE, &got);
-            CHECK(got == pn, "darray: got %d doubles, expected %ld", got, pn);
+            EXPECT(got == pn, "darray: got %d doubles, expected %ld", got, pn);
             for (long i = 0; i < pn && i < got; i++)
-                CHECK(rbuf[i] == value(prev, pidx[i]), "darray: element %ld", i);
+                EXPECT(rbuf[i] == value(prev, pidx[i]), "darray: element %ld", i);
         }
         free(pidx);
         MPI_Type_free(&t);
@@ -270,8 +270,8 @@ int main(int argc, char **argv)
         MPI_Sendrecv(si, 3, MPI_SHORT_INT, next, 5, sr, 3, MPI_SHORT_INT, prev, 5,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int i = 0; i < 3; i++) {
-            CHECK(dr[i].v == prev + i * 0.5 && dr[i].i == prev * 10 + i, "MPI_DOUBLE_INT %d", i);
-            CHECK(sr[i].v == prev + i && sr[i].i == prev * 100 + i, "MPI_SHORT_INT %d", i);
+            EXPECT(dr[i].v == prev + i * 0.5 && dr[i].i == prev * 10 + i, "MPI_DOUBLE_INT %d", i);
+            EXPECT(sr[i].v == prev + i && sr[i].i == prev * 100 + i, "MPI_SHORT_INT %d", i);
         }
     }
 
@@ -290,7 +290,7 @@ int main(int argc, char **argv)
         MPI_Wait(&req[0], MPI_STATUS_IGNORE);
         MPI_Wait(&req[1], MPI_STATUS_IGNORE);
         for (long i = 0; i < m; i++)
-            if (r[i] != value(prev, 3 * i)) { CHECK(0, "free while pending: element %ld", i); break; }
+            if (r[i] != value(prev, 3 * i)) { EXPECT(0, "free while pending: element %ld", i); break; }
         free(s);
         free(r);
     }
@@ -311,27 +311,24 @@ int main(int argc, char **argv)
         MPI_Sendrecv(pbuf, pos, MPI_PACKED, next, 7, got, 6, MPI_DOUBLE, prev, 7,
                      MPI_COMM_WORLD, &stt);
         for (int i = 0; i < 6; i++)
-            CHECK(got[i] == value(prev, i * 4 + 1), "MPI_PACKED column %d", i);
+            EXPECT(got[i] == value(prev, i * 4 + 1), "MPI_PACKED column %d", i);
         /* and the reverse: send with the type, receive MPI_PACKED and unpack */
         char rb[256];
         MPI_Sendrecv(&mtx[0][2], 1, col, next, 8, rb, sizeof rb, MPI_PACKED, prev, 8,
                      MPI_COMM_WORLD, &stt);
         int cnt, upos = 0;
         MPI_Get_count(&stt, MPI_PACKED, &cnt);
-        CHECK(cnt == 48, "MPI_PACKED count %d", cnt);
+        EXPECT(cnt == 48, "MPI_PACKED count %d", cnt);
         double back[6][4];
         memset(back, 0, sizeof back);
         MPI_Unpack(rb, cnt, &upos, &back[0][3], 1, col, MPI_COMM_WORLD);
         for (int i = 0; i < 6; i++)
-            CHECK(back[i][3] == value(prev, i * 4 + 2) && back[i][0] == 0, "unpacked column %d", i);
+            EXPECT(back[i][3] == value(prev, i * 4 + 2) && back[i][0] == 0, "unpacked column %d", i);
         MPI_Type_free(&col);
     }
 
     free(idx);
-    if (errors) {
-        fprintf(stderr, "datatype_send: rank %d: %d errors\n", rank, errors);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    CHECK(check_failures == 0, "datatype_send: %d failed expectations", check_failures);
     MPI_Finalize();
     return 0;
 }

@@ -13,6 +13,7 @@
  * ranks wait in a barrier: every rank ends in a barrier here too.
  */
 #include <mpi.h>
+#include "check.h"
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -22,9 +23,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int wrank;
 

@@ -17,13 +17,14 @@
  * error paths).
  */
 #include <mpi.h>
+#include "check.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int wrank, wsize, failures, real_stderr;
+static int wrank, wsize;
 
 /* Objects the bad calls refer to; made fresh for every round of the table. */
 static struct {
@@ -267,13 +268,6 @@ static int healthy(void)
     return ok;
 }
 
-static void say(const char *fmt, int line, const char *what, int got, int want)
-{
-    char m[700];
-    snprintf(m, sizeof m, fmt, wrank, line, what, got, want);
-    if (write(real_stderr, m, strlen(m))) {}
-}
-
 /* One round of the table; returns the number of cases. */
 static int table(void)
 {
@@ -290,10 +284,9 @@ static int table(void)
             MPI_Error_class(err, &got);
         else
             got = MPI_SUCCESS;
-        if (got != cls && failures++ < 30)
-            say("rank %d: line %d: %s returned class %d, expected %d\n", line, what, got, cls);
-        if (!healthy() && failures++ < 30)
-            say("rank %d: line %d: after %s the library is not usable (%d %d)\n", line, what, 0, 0);
+        EXPECT(got == cls, "case at line %d: %s returned class %d, expected %d", line, what, got,
+               cls);
+        EXPECT(healthy(), "case at line %d: after %s the library is not usable", line, what);
     }
     teardown();
     return cases;
@@ -325,40 +318,32 @@ int main(int argc, char **argv)
         return 2;
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     fcntl(fds[1], F_SETFL, O_NONBLOCK);
-    real_stderr = dup(2);
+    int real_stderr = dup(2);
+    check_fd = real_stderr;           /* failures stay visible */
     dup2(fds[1], 2);
 
     int cases = table();
     table();
     long before = rss_kb();
-    for (int i = 0; i < 200 && failures == 0; i++)
+    for (int i = 0; i < 200 && check_failures == 0; i++)
         table();
     long after = rss_kb();
 
     fflush(stderr);
     dup2(real_stderr, 2);
+    check_fd = 2;
     char buf[512];
     ssize_t n = read(fds[0], buf, sizeof buf - 1);
-    if (n > 0) {
-        buf[n] = '\0';
-        fprintf(stderr, "rank %d: bad calls printed: %s\n", wrank, buf);
-        failures++;
-    }
+    buf[n > 0 ? n : 0] = '\0';
+    EXPECT(n <= 0, "bad calls printed: %s", buf);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     before = after;                   /* the sanitizers keep freed memory (quarantine); their
                                          own leak checker covers this build */
 #endif
-    if (after - before > 2048) {
-        fprintf(stderr, "rank %d: resident memory grew by %ld kB over 200 rounds\n", wrank,
-                after - before);
-        failures++;
-    }
-    if (cases < 100) {
-        fprintf(stderr, "rank %d: only %d cases ran\n", wrank, cases);
-        failures++;
-    }
-    int total;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT(after - before <= 2048, "resident memory grew by %ld kB over 200 rounds",
+           after - before);
+    EXPECT(cases >= 100, "only %d cases ran", cases);
+    CHECK(check_failures == 0, "%d failed expectations", check_failures);
     MPI_Finalize();
-    return total ? 1 : 0;
+    return 0;
 }

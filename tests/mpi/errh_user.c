@@ -1,12 +1,10 @@
 /* mempi-test: np=1,2,3 timeout=60 */
 /* errh_user.c -- user error handlers, Comm_call_errhandler, MPI-1 names, error classes, codes and strings.  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int wrank, wsize;
 static int calls, last_code;

@@ -7,11 +7,10 @@
  * (called here directly, as a Fortran program would).
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(c, what) do { if (!(c)) { fprintf(stderr, "FAILED: %s\n", what); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 /* Fortran entry points, as gfortran would call them. */
 void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror);

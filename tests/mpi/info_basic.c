@@ -1,12 +1,10 @@
 /* mempi-test: np=1,2 timeout=60 */
 /* info_basic.c -- every MPI_Info_* call, MPI_INFO_ENV, Comm_set_info/get_info, dup_with_info.  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int wrank;
 

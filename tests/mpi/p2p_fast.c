@@ -22,6 +22,7 @@
  * next message still arrives intact.
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,6 @@
 #define NMSG 300
 #define MAXMSG 40000
 #define SEEDS 3
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", rank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 enum { SEND_BLOCKING, SEND_ISEND, SEND_ISSEND };
 enum { RECV_EXACT, RECV_ANYTAG, RECV_PROBE, RECV_WILD_THEN_BLOCKING, RECV_WILD_NEXT_FIRST };

@@ -8,12 +8,10 @@
  * MPI_Get_count_c / MPI_Get_elements_x) and MPI_Get_count in bytes = MPI_UNDEFINED.
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", rank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int rank;
 

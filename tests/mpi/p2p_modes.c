@@ -11,12 +11,10 @@
  * truncation reported as MPI_ERR_TRUNCATE under MPI_ERRORS_RETURN, generalized requests.
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", rank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int rank, size;
 

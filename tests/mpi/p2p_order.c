@@ -34,6 +34,7 @@
  * be received, a send that was not cancelled must be.
  */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,6 @@
 #endif
 #define PER_PEER 40
 #define MAXMSG 400000
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", rank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int rank, size;
 static MPI_Comm ctrl;             /* the final reports travel here, apart from the data */

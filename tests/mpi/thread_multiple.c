@@ -23,6 +23,7 @@
  * Every message carries (source, thread, round) and a checksum; statuses are checked.
  */
 #include <mpi.h>
+#include "check.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,6 @@
 #define WILD_MSGS 60
 #define PROBE_TAG 50
 #define MAXN 70000
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", rank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int rank, size, next, prev;
 static MPI_Comm thread_comm[NPING], wild_comm;

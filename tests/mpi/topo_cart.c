@@ -1,11 +1,9 @@
 /* mempi-test: np=1,2,3,4,5,6,8 timeout=60 */
 /* topo_cart.c -- Dims_create, Cart_create/coords/rank/shift/sub/get/map, Cartdim_get, Topo_test.  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int wrank, wsize;
 

@@ -1,11 +1,9 @@
 /* mempi-test: np=1,2,3,4,5,7,8 timeout=60 */
 /* topo_graph.c -- Graph_create/get/neighbors/map, Graphdims_get; Dist_graph_create(_adjacent), Dist_graph_neighbors(_count).  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
-
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: line %d: ", wrank, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
 static int wrank, wsize;
 

@@ -1,8 +1,11 @@
-/* config_fuzz.c -- fuzzer and unit tests of the MEMPI_* value parsers and the MEMPI_TUNING
- * file parser.  MemPI, BSD-3-Clause (see LICENSE). */
+/* config_fuzz.c -- fuzzer and unit tests of the MEMPI_* value parsers, the configuration table
+ * and the MEMPI_TUNING file parser.  MemPI, BSD-3-Clause (see LICENSE). */
 
 /*
  * Both take outside input (the environment, a file named by the user).  Checked here:
+ *   0. the table itself (every layer's rows): unique MEMPI_ names, every default loads, a
+ *      malformed value of every row stops the load with a message naming the variable and the
+ *      value, and a MEMPI_TUNING file reaches every row (its values are checked the same way);
  *   1. known good and known bad inputs give the documented result (a table of cases);
  *   2. arbitrary bytes never crash or overrun the parsers (run the suite with
  *      SANITIZE=address to make that visible), and a tuning parse either fails with a message
@@ -13,8 +16,10 @@
  * The generator is seeded (xorshift64*), so a failure repeats.
  */
 #include "core/core.h"
+#include "coll/coll.h"
 
 #include <stdint.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +64,101 @@ static void test_values(void)
     CHECK(mp_parse_choice("spinx", choices, &c) != 0, "spinx accepted");
 }
 
+
+/* A value row v must refuse. */
+static const char *bad_value_for(const mp_config_var *v)
+{
+    if (v->parse != NULL)
+        return "1.5M";
+    switch (v->type) {
+    case MP_CFG_SIZE:   return "12x";
+    case MP_CFG_INT:    return "nine";
+    case MP_CFG_BOOL:   return "2";
+    case MP_CFG_CHOICE: return "no-such-choice";
+    default:            return NULL;     /* any text is a string */
+    }
+}
+
+static void test_table(void)
+{
+    extern char **environ;
+    mp_config_add(mp_coll_config_vars, mp_coll_config_nvars);
+    mp_config_add(mp_coll_config_vars, mp_coll_config_nvars);        /* registered once */
+    int n = mp_config_count();
+    CHECK(n >= 27 + 17, "%d rows: the core's and the collective layer's", n);
+    for (char **e = environ; *e; ) {                                 /* a clean environment */
+        if (strncmp(*e, "MEMPI_", 6) == 0) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(*e, "="), *e);
+            unsetenv(name);
+        } else {
+            e++;
+        }
+    }
+    CHECK(mp_config_load() == MPI_SUCCESS, "defaults refused: %s",
+          mp_error_message(mp_config_load()));
+    for (int i = 0; i < n; i++) {
+        const mp_config_var *v = mp_config_row(i);
+        CHECK(strncmp(v->name, "MEMPI_", 6) == 0, "row %d: name '%s'", i, v->name);
+        CHECK(mp_config_index(v->name, strlen(v->name)) == i, "%s: not unique", v->name);
+        CHECK(v->field != NULL && v->meaning != NULL && *v->meaning, "%s: field, meaning", v->name);
+        CHECK(v->type != MP_CFG_CHOICE || v->choices != NULL, "%s: choices", v->name);
+        CHECK(mp_config_source(v->name) == MP_CFG_FROM_DEFAULT, "%s: not from the default",
+              v->name);
+        CHECK(v->parse == NULL || (v->expect != NULL && *v->expect), "%s: expect", v->name);
+        const char *bad = bad_value_for(v);
+        if (bad == NULL || strcmp(v->name, "MEMPI_TUNING") == 0)
+            continue;
+        setenv(v->name, bad, 1);
+        int err = mp_config_load();
+        char want[160];
+        snprintf(want, sizeof want, "invalid value '%s' for %s (expected ", bad, v->name);
+        CHECK(err != MPI_SUCCESS && strstr(mp_error_message(err), want) != NULL,
+              "%s=%s: load gave '%s'", v->name, bad, err ? mp_error_message(err) : "success");
+        unsetenv(v->name);
+    }
+    CHECK(mp_config_load() == MPI_SUCCESS, "defaults after the bad values");
+
+    /* MEMPI_TUNING reaches every row: each one's default, given in the file, counts as set
+     * there; a bad value from the file names the file. */
+    char path[] = "/tmp/mempi-config-fuzz-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; f && i < n; i++) {
+        const mp_config_var *v = mp_config_row(i);
+        if (*v->defval && strcmp(v->name, "MEMPI_TUNING") != 0)
+            fprintf(f, "%s = %s\n", v->name, v->defval);
+    }
+    if (f)
+        fclose(f);
+    setenv("MEMPI_TUNING", path, 1);
+    CHECK(mp_config_load() == MPI_SUCCESS, "tuning file of defaults refused");
+    for (int i = 0; i < n; i++) {
+        const mp_config_var *v = mp_config_row(i);
+        if (*v->defval && strcmp(v->name, "MEMPI_TUNING") != 0)
+            CHECK(mp_config_source(v->name) == MP_CFG_FROM_TUNING, "%s: file not applied", v->name);
+    }
+    setenv("MEMPI_SPIN", "77", 1);
+    CHECK(mp_config_load() == MPI_SUCCESS && mp_cfg.spin_count == 77 &&
+          mp_config_source("MEMPI_SPIN") == MP_CFG_FROM_ENV, "the environment wins");
+    unsetenv("MEMPI_SPIN");
+    f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "MEMPI_COLL_BCAST = linear\nMEMPI_NET_CREDITS = 1\n");
+        fclose(f);
+    }
+    int err = mp_config_load();
+    char want[200];
+    snprintf(want, sizeof want, "invalid value '1' for MEMPI_NET_CREDITS in MEMPI_TUNING file '%s'",
+             path);
+    CHECK(err != MPI_SUCCESS && strstr(mp_error_message(err), want), "bad file value: '%s'",
+          err ? mp_error_message(err) : "success");
+    unlink(path);
+    unsetenv("MEMPI_TUNING");
+    CHECK(mp_config_load() == MPI_SUCCESS, "defaults at the end");
+}
+
 static int parse(const char *text, mp_tuning *t, char *err)
 {
     return mp_tuning_parse(text, strlen(text), t, err, 256);
@@ -77,7 +177,7 @@ static void test_tuning_cases(void)
                        "MEMPI_WAIT\t=\tspin";             /* no final newline */
     CHECK(parse(good, &t, err) == 0, "good file refused: %s", err);
     CHECK(t.n == 3, "3 settings, got %d", t.n);
-    CHECK(t.n == 3 && strcmp(mp_config_vars[t.var[0]].name, "MEMPI_EAGER_MAX") == 0 &&
+    CHECK(t.n == 3 && strcmp(mp_config_row(t.var[0])->name, "MEMPI_EAGER_MAX") == 0 &&
           strcmp(t.value[0], "8192") == 0, "first setting");
     CHECK(t.n == 3 && strcmp(t.value[1], "65536") == 0, "CR stripped: '%s'", t.value[1]);
     CHECK(t.n == 3 && strcmp(t.value[2], "spin") == 0, "tab separated value '%s'", t.value[2]);
@@ -128,11 +228,11 @@ static void check_input(const char *buf, size_t len)
     size_t n = 0;
     for (int i = 0; i < t.n; i++) {
         const char *v = t.value[i];
-        CHECK(strncmp(mp_config_vars[t.var[i]].name, "MEMPI_", 6) == 0, "non-MEMPI name");
+        CHECK(strncmp(mp_config_row(t.var[i])->name, "MEMPI_", 6) == 0, "non-MEMPI name");
         for (const char *p = v; *p; p++)
             CHECK((unsigned char)*p > 0x20 && *p != '#' && *p != 0x7f, "bad byte 0x%02x in value",
                   (unsigned char)*p);
-        n += (size_t)snprintf(out + n, sizeof out - n, "%s = %s\n", mp_config_vars[t.var[i]].name, v);
+        n += (size_t)snprintf(out + n, sizeof out - n, "%s = %s\n", mp_config_row(t.var[i])->name, v);
     }
     CHECK(mp_tuning_parse(out, n, &again, err, sizeof err) == 0, "reparse failed: %s", err);
     CHECK(again.n == t.n, "reparse count");
@@ -187,6 +287,7 @@ static void fuzz(void)
 
 int main(void)
 {
+    test_table();
     test_values();
     test_tuning_cases();
     fuzz();

@@ -9,6 +9,7 @@
  * over the limit, a closed socket) must make the call fail with an error
  * text, never crash or hang.
  */
+#include "core/core.h"
 #include "core/pmi.h"
 #include "core/pmi_wire.h"
 
@@ -204,6 +205,7 @@ static void test_pmi2_session(int bytewise)
     char value[64];
     setenv("MEMPI_PMI", "2", 1);
     setenv("PMI_JOBID", "4711.0", 1);
+    CHECK(mp_config_load() == MPI_SUCCESS, "configuration with MEMPI_PMI=2");
     begin(&s, replies, bytewise);
     CHECK(mp_pmi_init(&rank, &size, &appnum) == 0, "PMI-2 init (bytewise=%d)", bytewise);
     CHECK(rank == 1 && size == 3 && appnum == 0, "rank %d size %d appnum %d", rank, size, appnum);
@@ -219,6 +221,7 @@ static void test_pmi2_session(int bytewise)
     end(&s);
     unsetenv("MEMPI_PMI");
     unsetenv("PMI_JOBID");
+    mp_config_load();
 }
 
 /* PMI-2 requested but the launcher answers with version 1: a clear error, no hang. */
@@ -230,11 +233,13 @@ static void test_pmi2_refused(void)
     };
     scenario s;
     setenv("MEMPI_PMI", "2", 1);
+    CHECK(mp_config_load() == MPI_SUCCESS, "configuration with MEMPI_PMI=2");
     begin(&s, replies, 0);
     CHECK(mp_pmi_init(NULL, NULL, NULL) == MP_PMI_EFAIL &&
           strstr(mp_pmi_error(), "version 2") != NULL, "PMI-2 refused: %s", mp_pmi_error());
     end(&s);
     unsetenv("MEMPI_PMI");
+    mp_config_load();
 }
 
 static void test_good_session(int bytewise)

@@ -70,54 +70,21 @@ static int node_local_provider(const char *name)
            strncmp(name, "shm;", 4) == 0 || strncmp(name, "sm2;", 4) == 0;
 }
 
+/* The MEMPI_NET_* fields of the configuration table (core/config.c has validated them). */
 static int read_settings(const char **provider, const char **iface, int *rma)
 {
-    size_t eager, chunk;
-    long credits;
-    const char *v;
-    *provider = mp_config_current("MEMPI_NET_PROVIDER");
-    *iface = mp_config_current("MEMPI_NET_IFACE");
-    if ((v = mp_config_current("MEMPI_NET_EAGER_MAX")) == NULL ||
-        mp_parse_size(v, &eager) != 0 || eager > ((size_t)1 << 30))
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_EAGER_MAX "
-                             "(expected a size in bytes such as 65536 or 64k)", v ? v : "");
-    if ((v = mp_config_current("MEMPI_NET_CHUNK")) == NULL ||
-        mp_parse_size(v, &chunk) != 0 || chunk < 1024 || chunk > ((size_t)16 << 20))
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_CHUNK "
-                             "(expected a size from 1k to 16M)", v ? v : "");
-    if ((v = mp_config_current("MEMPI_NET_CREDITS")) == NULL ||
-        mp_parse_int(v, 2, 4096, &credits) != 0)
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_CREDITS "
-                             "(expected an integer from 2 to 4096)", v ? v : "");
-    mp_net_transport.eager_max = eager;
-    mp_net.buf_size = sizeof(mp_net_wire) + sizeof(mp_hdr) + chunk;
-    mp_net_transport.max_payload = chunk;
-    mp_net.credits = (int)credits;
-    mp_net.window = (int)credits + 1;
-    long timeout;
-    if ((v = mp_config_current("MEMPI_NET_TIMEOUT")) == NULL ||
-        mp_parse_int(v, 0, 1000000, &timeout) != 0)
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_TIMEOUT "
-                             "(expected seconds, 0 to 1000000; 0 = no liveness checks)", v ? v : "");
-    mp_net.timeout = (double)timeout;
-    long want;
-    if ((v = mp_config_current("MEMPI_NET_RMA")) == NULL || mp_parse_int(v, 0, 1, &want) != 0)
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_RMA (expected 0 "
-                             "or 1)", v ? v : "");
-    *rma = (int)want;
-    v = mp_config_current("MEMPI_NET_RMA_MAX");
-    if (v && strcmp(v, "auto") == 0)
-        mp_net.rma_max = MP_NET_RMA_MAX_AUTO;
-    else if (v == NULL || mp_parse_size(v, &mp_net.rma_max) != 0)
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_RMA_MAX "
-                             "(expected auto or a size in bytes such as 1048576 or 1M)", v ? v : "");
-    static const char *const async_choices[] = { "auto", "0", "1", NULL };
-    int async;
-    v = mp_config_current("MEMPI_NET_ASYNC_READ");
-    if (mp_parse_choice(v, async_choices, &async) != 0)
-        return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_ASYNC_READ "
-                             "(expected auto, 0 or 1)", v ? v : "");
-    mp_net.async_read = async - 1;
+    *provider = mp_cfg.net_provider;
+    *iface = mp_cfg.net_iface;
+    mp_net_transport.eager_max = mp_cfg.net_eager_max;
+    mp_net.buf_size = sizeof(mp_net_wire) + sizeof(mp_hdr) + mp_cfg.net_chunk;
+    mp_net_transport.max_payload = mp_cfg.net_chunk;
+    mp_net.credits = mp_cfg.net_credits;
+    mp_net.window = mp_cfg.net_credits + 1;
+    mp_net.timeout = (double)mp_cfg.net_timeout;
+    *rma = mp_cfg.net_rma;
+    mp_net.rma_max = mp_cfg.net_rma_max == MP_CFG_SIZE_AUTO ? MP_NET_RMA_MAX_AUTO
+                                                            : mp_cfg.net_rma_max;
+    mp_net.async_read = mp_cfg.net_async_read;
     return mp_net_mr_settings();
 }
 

@@ -170,7 +170,7 @@ size_t mp_net_rma_limit(void);              /* largest rendezvous moved by RMA n
 int  mp_net_cq_batch(int defer);            /* one batch of completions; events */
 
 /* netmr.c: registrations of user buffers, cached where that is safe (MEMPI_NET_MR_CACHE) */
-int  mp_net_mr_settings(void);              /* parses MEMPI_NET_MR_CACHE; MPI error code */
+int  mp_net_mr_settings(void);              /* takes MEMPI_NET_MR_CACHE's bound; MPI error code */
 void mp_net_mr_init(void);                  /* decides whether the provider allows the cache */
 void mp_net_mr_describe(char *out, size_t len);
 /* A registration covering [addr, addr + size) with (at least) `access`, its key in *key;

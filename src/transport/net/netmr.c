@@ -62,38 +62,12 @@ static struct {
     uint64_t page;
 } cache;
 
-/* MEMPI_NET_MR_CACHE: a plain number is entries, a size with a unit (64M, 1G, 1048576b) is
- * bytes of registered range, 0 turns the cache off. */
+/* MEMPI_NET_MR_CACHE (parsed by core/config.c): a bound in entries or in bytes, 0 = off. */
 int mp_net_mr_settings(void)
 {
-    const char *v = mp_config_current("MEMPI_NET_MR_CACHE");
-    size_t len = v ? strlen(v) : 0, bytes;
-    long entries;
-    cache.max_entries = cache.max_bytes = 0;
-    if (len > 0 && v[len - 1] >= '0' && v[len - 1] <= '9') {
-        if (mp_parse_int(v, 0, 1000000, &entries) != 0)
-            goto bad;
-        cache.max_entries = (uint64_t)entries;
-    } else if (len > 1 && (v[len - 1] == 'b' || v[len - 1] == 'B') && v[len - 2] >= '0' &&
-               v[len - 2] <= '9') {
-        char digits[32];
-        if (len - 1 >= sizeof digits)
-            goto bad;
-        memcpy(digits, v, len - 1);
-        digits[len - 1] = '\0';
-        if (mp_parse_size(digits, &bytes) != 0)
-            goto bad;
-        cache.max_bytes = bytes;
-    } else {
-        if (mp_parse_size(v, &bytes) != 0)
-            goto bad;
-        cache.max_bytes = bytes;
-    }
+    cache.max_entries = mp_cfg.net_mr_cache.entries;
+    cache.max_bytes = mp_cfg.net_mr_cache.bytes;
     return MPI_SUCCESS;
-bad:
-    return mp_error_code(MPI_ERR_OTHER, "invalid value '%s' for MEMPI_NET_MR_CACHE (expected "
-                         "a number of entries such as 256, a size in bytes such as 64M, or 0 "
-                         "for no cache)", v ? v : "");
 }
 
 /* Is a registration of this provider nothing but an address range of our process? */
