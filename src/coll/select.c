@@ -59,12 +59,10 @@ static const char *const scan_algs[] = { "auto", "recursive_doubling", "linear",
 
 static int node_aware(mp_comm *comm) { return mp_coll_node_aware_useful(comm); }
 
-/* Largest per-rank message for which the shm algorithm is the default on one node.  Since
- * shm.c moves data above 64 KiB per rank by single copy (one or two synchronisations per
- * call), it was as fast as or faster than the message algorithms at every size measured on
- * the 2-core test machine (8 B .. 1 MiB, 2 ranks and 4 oversubscribed ranks, best of three
- * runs: 1.5-3x faster below 64 KiB, equal to 1.6x faster at 1 MiB), so there is no limit
- * today; the knobs stay for machines where a crossover shows up. */
+/* Largest per-rank message for which the shm algorithm is the default on one node: no limit,
+ * since shm.c moves large data by single copy in one or two synchronisations per call
+ * (docs/decisions.md, "Shared-memory collectives at every size"); the knobs stay for
+ * machines where a crossover shows up. */
 #define SHM_BCAST_MAX      ((size_t)-1)
 #define SHM_REDUCE_MAX     ((size_t)-1)
 #define SHM_ALLREDUCE_MAX  ((size_t)-1)

@@ -24,8 +24,7 @@
  * which.  So a writer can fill one cell while its readers still read the others: large data
  * is pipelined in chunks, and back-to-back small collectives let a rank run up to 63 steps
  * ahead of its slowest reader -- with more ranks than cores that saves context switches
- * (measured at 4 ranks on 2 cores: 4 cells beat 2 by up to 2x for small calls, and a root
- * broadcasting 8 bytes in a loop went from 1.1-3 us per call with 4 cells to 0.3 us with 64).
+ * (docs/decisions.md, "Collective cells").
  *
  * The protocol of one publication with k readers, and its memory orders:
  *
@@ -72,7 +71,7 @@
  * process_vm_readv each, and the owner leaves the collective only after its readers_left has
  * dropped to 0 (its buffer must stay valid until then).  A broadcast between two members
  * splits the copy between both cores: the root writes the second half into the receiver's
- * buffer while the receiver pulls the first (1 MiB: 59 -> 38 us).  That makes a 1 MiB collective two or
+ * buffer while the receiver pulls the first.  That makes a 1 MiB collective two or
  * three synchronisations instead of dozens of chunk hand-offs, which matters most when the
  * node is oversubscribed and every hand-off may cost a time slice.
  *
@@ -520,8 +519,8 @@ static int bcast_view(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt, i
     size_t total = mp_datatype_bytes(dt, count), cap = mp_coll_shm_cell_capacity();
     if (v->size == 1)
         return MPI_SUCCESS;
-    /* with 3+ members a 64 KiB broadcast is faster through the cells (4 ranks on 2 cores:
-     * 13-17 us against 19 us by single copy); two members split the single copy instead */
+    /* with 3+ members, broadcasts up to SHM_DIRECT_MIN go through the cells (pipelined chunks
+     * beat every reader pulling from the root); two members split the single copy instead */
     if (direct_ok(total) && (v->size == 2 || total > SHM_DIRECT_MIN))
         return bcast_direct(v, buf, count, dt, root);
     for (size_t off = 0; off < total; off += cap) {

@@ -128,7 +128,7 @@ static const mp_config_var core_rows[] = {
       parse_entries_or_bytes, "a number of entries such as 256, a size in bytes such as 64M, or 0 for no cache",
       "registrations of user buffers kept for reuse by the network transport: entries (256), bytes with a unit (64M), 0 = off; software providers only (tcp, udp)" },
     CHOICE("MEMPI_NET_ASYNC_READ", 0, "auto", cma_choices, -1, &mp_cfg.net_async_read,
-           "rendezvous reads into contiguous receive buffers are left in flight while the next message starts (auto: unless the machine's ranks outnumber its cores, where it measured slower)"),
+           "rendezvous reads into contiguous receive buffers are left in flight while the next message starts (auto: unless the machine's ranks outnumber its cores, where it is slower)"),
     INT("MEMPI_NET_TIMEOUT", 0, "0", 0, 1000000, &mp_cfg.net_timeout,
         "seconds without a sign of life from a rank on another host before the job ends (0 = never; set it above the longest computation between MPI calls)"),
     BOOL("MEMPI_ASYNC_PROGRESS", 0, "0", &mp_cfg.async_progress,

@@ -22,8 +22,7 @@
  * cgroup CPU quota): with a core each, spin MEMPI_SPIN polls (a rank's own core is free to
  * burn) and sleep only after AUTO_YIELD_NS_OWN_CORE of waiting, when a wake-up's tens of
  * microseconds are noise; oversubscribed, do not spin at all (OVERSUB_SPIN: the rank we wait
- * for most likely waits for our core, and measured on 4 ranks / 2 cores every extra poll
- * only delays the hand-over), yield for AUTO_YIELD_NS_OVERSUB, then sleep.  An explicit
+ * for most likely waits for our core, so every extra poll only delays the hand-over), yield for AUTO_YIELD_NS_OVERSUB, then sleep.  An explicit
  * MEMPI_SPIN is always honoured.
  *
  * Sleeping is only for waits that a delivered packet ends ("wake me on packet"): request

@@ -128,13 +128,10 @@ static int usable(const struct fi_info *i, const char *provider, const char *ifa
 /* How much we want an entry: a provider the user named is taken as named (an exact name
  * beats a layered one that merely starts with it, as "net;ofi_rxm" does "net").  Otherwise
  * libfabric 1.17's native "net" RDM endpoint comes first, then "net;ofi_rxm", then whatever
- * libfabric lists first (tcp;ofi_rxm).  All three run over TCP sockets; measured between two
- * namespace nodes (one-way latency, the median of 14 interleaved runs each): native net 11.1,
- * net;ofi_rxm 13.9, MPICH over UCX tcp 11.7 us (on a VM with a faster network, 9 interleaved
- * bench/run rounds: native net 4.18, MPICH 4.20 us); tcp;ofi_rxm was 14.3 against net;ofi_rxm's
- * 12.0 in an earlier series -- its progress engine is woken through a pipe on every send, 5
- * system calls per message instead of 3.  rxm's extra layer costs about a microsecond per
- * hop and preallocates bounce buffers.  The native endpoint injects at most 128 bytes, so
+ * libfabric lists first (tcp;ofi_rxm).  All three run over TCP sockets; the native endpoint
+ * has the lowest latency, tcp;ofi_rxm the highest (its progress engine is woken through a
+ * pipe on every send), and rxm's extra layer preallocates bounce buffers (docs/decisions.md,
+ * "Provider order").  The native endpoint injects at most 128 bytes, so
  * packets beyond 48 bytes of payload take a buffer and a completion; that is cheaper than
  * rxm's layer.  From libfabric 1.18 on, "net" is gone: it became "tcp", whose RDM endpoint is
  * then native, so a native "tcp" entry ranks with "net" (1.17's "tcp" has no RDM endpoint of
@@ -352,14 +349,11 @@ static int exchange_addresses(void)
 /* Which rendezvous messages fi_read/fi_write move; larger ones take the CTS+FRAG pipeline.
  * MEMPI_NET_RMA_MAX=auto: over TCP sockets (libfabric's net, tcp, udp and sockets providers,
  * alone or under rxm/rxd), none while the machine has a core per rank, all when its ranks
- * outnumber its cores.  Measured between two namespace nodes (medians of 7 interleaved runs):
- * with one rank per node the provider's RMA moved 1.8-2.1 GB/s where the pipeline through the
- * posted receive buffers moved up to 4 -- ping-pong 256 KiB / 1 MiB / 4 MiB 64 / 253 / 959 us
- * against 148 / 590 / 2166 (MPICH over UCX tcp: 164 / 572 / 2129) -- and the kernel copies the
- * data in and out of the socket either way, so "single copy" gains nothing there.  With 2 x 4
- * ranks on 2 cores the pipeline's copies and its need for both sides to run cost more:
- * allreduce / bcast / allgather 1 MiB 5.8 / 2.1-3.0 / 25-26 ms against RMA's 3.5-4.3 /
- * 1.6-2.0 / 17-23.  Other providers (RDMA hardware) move every rendezvous by RMA. */
+ * outnumber its cores.  Over sockets the kernel copies the data in and out either way, so
+ * "single copy" gains nothing and the pipeline through posted receive buffers is faster with a
+ * core per rank; oversubscribed, the pipeline's copies and its need for both sides to run cost
+ * more (docs/decisions.md, "Rendezvous over TCP sockets").  Other providers (RDMA hardware)
+ * move every rendezvous by RMA. */
 size_t mp_net_rma_limit(void)
 {
     if (mp_net.rma_max != MP_NET_RMA_MAX_AUTO)
@@ -406,18 +400,14 @@ static void describe(void)
 }
 
 /* Defaults for the rxm layer (ofi_rxm, which gives "tcp" and "net" their RDM endpoints), set
- * before libfabric is loaded and only where the user did not set them.  Measured with
- * net;ofi_rxm between two namespace nodes (bench bw, median of 5 interleaved runs, libfabric
- * 1.17; MPICH over UCX tcp for scale):
+ * before libfabric is loaded and only where the user did not set them (docs/decisions.md,
+ * "rxm buffer sizes"):
  *  - rxm copies a send of up to its buffer size (16384 bytes, rxm's header included) through
- *    one bounce buffer.  Our packet for a 16 KiB message is 16 KiB plus our 80 bytes of
- *    headers, one more than fits, so every 16 KiB message went by rxm's slow path: 472 MB/s,
- *    MPICH 1290.  With room for our headers (and rxm's), 1092 MB/s.  The buffer pool grows
- *    with this size (about 2000 buffers per process: RSS 41 MB at 16.5 KiB, 74 MB at 32 KiB,
- *    139 MB at 64 KiB), so it is not raised to the whole eager size.
- *  - Between that and its SAR limit (128 KiB) rxm cuts a send into bounce-buffer segments;
- *    with "net" that made our 64 KiB eager packets slower (720 MB/s) than its rendezvous by
- *    fi_read (1320-1440 MB/s; MPICH 1100-1350).  SAR limit 0: rendezvous above the buffer. */
+ *    one bounce buffer; a 16 KiB message plus our headers must fit, or every such message
+ *    takes rxm's slow path.  The buffer pool grows with this size (about 2000 buffers per
+ *    process), so it is not raised to the whole eager size.
+ *  - Between that and its SAR limit rxm cuts a send into bounce-buffer segments, slower than
+ *    its rendezvous by fi_read.  SAR limit 0: rendezvous above the buffer. */
 static void tune_rxm(void)
 {
     char size[32];

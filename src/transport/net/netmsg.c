@@ -155,12 +155,9 @@ static int credit_threshold(void)
 }
 
 /* One more consumed buffer of peer's.  A quarter of the window owed goes back at once, in the
- * middle of a batch of completions if need be (CREDIT is injected: no buffer, no re-entry).
- * A rank that returned credits only after its whole batch -- a window of 64 KiB fragments it
- * copies out one after the other -- left the sender idle for that long: streaming 1-4 MiB
- * messages through the pipeline between two namespace nodes ran at 1.7 GB/s instead of 4 in
- * most runs (bench bw, 15 points: 5 fast); returned at once after half a window, 10 of 15
- * fast; after a quarter, 15 of 18. */
+ * middle of a batch of completions if need be (CREDIT is injected: no buffer, no re-entry),
+ * so the sender never idles while the receiver copies out a whole window of fragments
+ * (docs/decisions.md, "Credits at a quarter window"). */
 static void owe(int peer)
 {
     mp_net_peer *p = &mp_net.peers[peer];

@@ -43,7 +43,7 @@
  * (the kernel synchronises registration with concurrent membarrier calls), so a sender never
  * skips its fence while a sleeper's membarrier could miss it.  When the job's policy never
  * sleeps (MEMPI_WAIT=spin, yield), nobody needs fences at all; when it sleeps at every wait
- * (MEMPI_WAIT=sleep), a membarrier per sleep (~5 us) costs more than a fence per send, so
+ * (MEMPI_WAIT=sleep), a membarrier per sleep (a system call) costs more than a fence per send, so
  * both sides use plain seq_cst fences.  (The policy is the job's: ranks given different
  * MEMPI_WAIT values could pair a fence-less sender with a fence-only sleeper, which the
  * timeout below turns into delays, not hangs.)  The common send thus costs a
