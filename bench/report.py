@@ -435,7 +435,11 @@ def plot_all(med, units, cases, libs, out):
 
 
 def target_table(out, title, ref_header, rows, note):
-    """Appends a targets table and its tally; informative rows carry no verdict."""
+    """Appends a targets table and its tally; informative rows carry no verdict.  A table none
+    of whose points this run measured (a run of other programs or cases) is left out."""
+    if rows and all(r[7].startswith("not measured") or r[7].startswith("NOT MET (not measured")
+                    for r in rows):
+        return
     out.append(title + "\n")
     out.append("| target | case | point | MemPI | %s | ratio | wanted | verdict |" % ref_header)
     out.append("|---|---|---|---:|---:|---:|---:|---|")
