@@ -27,18 +27,21 @@
 
 enum { RMA_MEMPI, RMA_MPICH, RMA_OPENMPI, RMA_OTHER };
 
-/* Which library runs the program (from MPI_Get_library_version). */
+/* Which library runs the program (from MPI_Get_library_version).  Threads may ask at once:
+ * the cache is a relaxed atomic (every thread computes the same answer). */
 static __attribute__((unused)) int rma_lib(void)
 {
     static int lib = -1;
-    if (lib < 0) {
+    int known = __atomic_load_n(&lib, __ATOMIC_RELAXED);
+    if (known < 0) {
         char v[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
         CHECK_MPI(MPI_Get_library_version(v, &len));
-        lib = !strncmp(v, "MemPI", 5) ? RMA_MEMPI : !strncmp(v, "MPICH", 5) ? RMA_MPICH
-            : strstr(v, "Open MPI") ? RMA_OPENMPI : RMA_OTHER;
+        known = !strncmp(v, "MemPI", 5) ? RMA_MEMPI : !strncmp(v, "MPICH", 5) ? RMA_MPICH
+              : strstr(v, "Open MPI") ? RMA_OPENMPI : RMA_OTHER;
+        __atomic_store_n(&lib, known, __ATOMIC_RELAXED);
     }
-    return lib;
+    return known;
 }
 
 /* MPI_Init, rank and size of MPI_COMM_WORLD, whose errors are then returned (CHECK_MPI
