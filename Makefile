@@ -28,7 +28,7 @@ CC       ?= cc
 OPT      ?= -O2
 CFLAGS_COMMON := -std=c11 -g $(OPT) -fPIC -D_GNU_SOURCE -DMEMPI_BUILD \
                  -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-                 -fvisibility=hidden -Iinclude -Isrc \
+                 -fvisibility=hidden -Iinclude -Isrc -I$(BUILD)/gen \
                  -DMEMPI_VERSION='"$(VERSION)"'
 ifneq ($(DEBUG),)
 CFLAGS_COMMON += -DMP_DEBUG
@@ -41,9 +41,13 @@ LIBS     := -lpthread -lrt -lm -ldl
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c src/transport/*/*.c))
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
-# Functions declared in mpi.h but not implemented anywhere get generated definitions that
-# return MPI_ERR_UNSUPPORTED_OPERATION; the list lands in $(BUILD)/gen/missing.txt.
-GEN_OBJ  := $(BUILD)/obj/gen/unsupported.o
+# The entry points are generated from mpi.h and src/binding/*.spec (tools/gen-bindings);
+# functions declared in mpi.h but implemented nowhere get generated definitions that return
+# MPI_ERR_UNSUPPORTED_OPERATION; the list lands in $(BUILD)/gen/missing.txt.
+BINDINGS_C := $(BUILD)/gen/bindings.c
+BINDINGS_H := $(BUILD)/gen/binding_gen.h
+SPECS    := $(sort $(wildcard src/binding/*.spec))
+GEN_OBJ  := $(BUILD)/obj/gen/unsupported.o $(BUILD)/obj/gen/bindings.o
 LIB_OBJ  += $(GEN_OBJ)
 SONAME   := libmpi.so.12
 LIBFILE  := $(BUILD)/lib/libmpi.so.12.0.0
@@ -61,14 +65,23 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/gen/unsupported.c: include/mpi.h tools/gen-unsupported $(LIB_SRC)
+$(BINDINGS_C) $(BINDINGS_H) &: include/mpi.h tools/gen-bindings $(SPECS)
 	@mkdir -p $(dir $@)
-	python3 tools/gen-unsupported include/mpi.h $@ $(BUILD)/gen/missing.txt src
+	python3 tools/gen-bindings include/mpi.h src/binding $(BINDINGS_C) $(BINDINGS_H)
+	@touch $(BINDINGS_C) $(BINDINGS_H)
+
+# Every binding file includes the generated header (binding.h), also before its first build.
+$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/binding/*.c)): $(BINDINGS_H)
+
+$(BUILD)/gen/unsupported.c: include/mpi.h tools/gen-unsupported $(LIB_SRC) $(BINDINGS_C)
+	@mkdir -p $(dir $@)
+	python3 tools/gen-unsupported include/mpi.h $@ $(BUILD)/gen/missing.txt src $(BINDINGS_C)
 	@touch $@   # the generator keeps an unchanged file's time; make needs it newer than src/
 
-$(GEN_OBJ): $(BUILD)/gen/unsupported.c
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BINDINGS_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -Wno-unused-parameter -Werror=implicit-function-declaration \
+	    -MMD -MP -c $< -o $@
 
 $(LIBFILE): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

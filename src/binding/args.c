@@ -1,59 +1,102 @@
 /* args.c -- argument checks shared by all entry points.  MemPI, BSD-3-Clause (see LICENSE).
  *
- * Each checker raises the error itself, through the error handler of the communicator the
- * call is about, with a message that names the function, the argument and the value, and
- * returns the code for the entry point to return.  On the fast path each check is a compare
- * or two.
+ * The mp_chk_* checkers return an error code whose message names the function, the argument
+ * and the value, and invoke no error handler: the generated entry point (tools/gen-bindings)
+ * raises a failure once, through the handler its description names.  On the fast path each
+ * check is a compare or two; mp_chk_p2p checks a whole point-to-point call in a few compares
+ * when it looks like the previous one.
+ *
+ * The mp_arg_* forms raise the error themselves (through `comm`'s handler, or
+ * MPI_COMM_WORLD's), for entry points still written by hand.
  */
 #include "binding/binding.h"
+#include "rma/rma.h"
+#include <stdarg.h>
+#include <stdlib.h>
 
-int mp_arg_initialized(const char *func)
+int mp_err(const char *func, int cls, const char *fmt, ...)
+{
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return mp_error_code(cls, "%s: %s", func, text);
+}
+
+int mp_chk_initialized(const char *func)
 {
     if (MP_LIKELY(mp_world.initialized && !mp_world.finalized))
         return MPI_SUCCESS;
-    return mp_error(NULL, MPI_ERR_OTHER, func, "called %s MPI_Init",
-                    mp_world.finalized ? "after MPI_Finalize, not before" : "before");
+    return mp_err(func, MPI_ERR_OTHER, "called %s MPI_Init",
+                  mp_world.finalized ? "after MPI_Finalize, not before" : "before");
 }
 
-int mp_arg_comm(const char *func, MPI_Comm h, mp_comm **out)
+int mp_chk_comm(const char *func, MPI_Comm h, mp_comm **out)
 {
     if (MP_UNLIKELY(!mp_world.initialized || mp_world.finalized))
-        return mp_arg_initialized(func);
+        return mp_chk_initialized(func);
     mp_comm *c = mp_comm_get(h);
     if (MP_UNLIKELY(c == NULL))
-        return mp_error(NULL, MPI_ERR_COMM, func, h == MPI_COMM_NULL ?
-                        "invalid communicator MPI_COMM_NULL" : "invalid communicator 0x%x",
-                        (unsigned)h);
+        return mp_err(func, MPI_ERR_COMM, h == MPI_COMM_NULL ? "invalid communicator "
+                      "MPI_COMM_NULL" : "invalid communicator 0x%x", (unsigned)h);
     *out = c;
     return MPI_SUCCESS;
 }
 
-int mp_arg_count(const char *func, mp_comm *comm, MPI_Aint count)
+int mp_chk_win(const char *func, MPI_Win h, mp_win **out)
+{
+    int err = mp_chk_initialized(func);
+    if (err)
+        return err;
+    *out = mp_win_get(h);
+    if (!*out)
+        return mp_err(func, MPI_ERR_WIN, "invalid window handle 0x%x%s", (unsigned)h,
+                      h == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
+    return MPI_SUCCESS;
+}
+
+int mp_chk_group(const char *func, MPI_Group h, const char *name, mp_group **out)
+{
+    mp_group *g = h == MPI_GROUP_NULL ? NULL : mp_group_get(h);
+    if (!g)
+        return mp_err(func, MPI_ERR_GROUP, "invalid %s 0x%x%s", name, (unsigned)h,
+                      h == MPI_GROUP_NULL ? " (MPI_GROUP_NULL)" : "");
+    *out = g;
+    return MPI_SUCCESS;
+}
+
+int mp_chk_info(const char *func, MPI_Info h)
+{
+    if (h == MPI_INFO_NULL || mp_info_get(h))
+        return MPI_SUCCESS;
+    return mp_err(func, MPI_ERR_INFO, "invalid info handle 0x%x", (unsigned)h);
+}
+
+int mp_chk_count(const char *func, MPI_Aint count)
 {
     if (MP_LIKELY(count >= 0))
         return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_COUNT, func, "invalid count %ld (must be >= 0)", (long)count);
+    return mp_err(func, MPI_ERR_COUNT, "invalid count %ld (must be >= 0)", (long)count);
 }
 
-int mp_arg_datatype(const char *func, mp_comm *comm, MPI_Datatype h, MPI_Aint count,
-                    mp_datatype **out)
+int mp_chk_datatype(const char *func, MPI_Datatype h, MPI_Aint count, mp_datatype **out)
 {
-    int err = mp_arg_count(func, comm, count);
+    int err = mp_chk_count(func, count);
     if (err)
         return err;
     mp_datatype *dt = mp_datatype_get(h);
     if (MP_UNLIKELY(dt == NULL || !mp_datatype_user_valid(dt) || h == MPI_LB || h == MPI_UB))
-        return mp_error(comm, MPI_ERR_TYPE, func, h == MPI_DATATYPE_NULL ?
-                        "invalid datatype MPI_DATATYPE_NULL" : "invalid datatype 0x%x",
-                        (unsigned)h);
+        return mp_err(func, MPI_ERR_TYPE, h == MPI_DATATYPE_NULL ? "invalid datatype "
+                      "MPI_DATATYPE_NULL" : "invalid datatype 0x%x", (unsigned)h);
     if (MP_UNLIKELY(!dt->committed && !dt->is_builtin))
-        return mp_error(comm, MPI_ERR_TYPE, func, "datatype 0x%x is not committed (call "
-                        "MPI_Type_commit first)", (unsigned)h);
+        return mp_err(func, MPI_ERR_TYPE, "datatype 0x%x is not committed (call "
+                      "MPI_Type_commit first)", (unsigned)h);
     *out = dt;
     return MPI_SUCCESS;
 }
 
-int mp_arg_rank(const char *func, mp_comm *comm, int rank, int allow)
+int mp_chk_rank(const char *func, const mp_comm *comm, int rank, int allow)
 {
     int size = comm->is_inter ? comm->remote_size : comm->size;
     if (MP_LIKELY(rank >= 0 && rank < size))
@@ -62,54 +105,72 @@ int mp_arg_rank(const char *func, mp_comm *comm, int rank, int allow)
         return MPI_SUCCESS;
     if (rank == MPI_ANY_SOURCE && (allow & MP_ALLOW_ANY))
         return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_RANK, func, "invalid rank %d in a communicator of size %d",
-                    rank, size);
+    return mp_err(func, MPI_ERR_RANK, "invalid rank %d in a communicator of size %d", rank,
+                  size);
 }
 
-int mp_arg_root(const char *func, mp_comm *comm, int root)
+int mp_chk_root(const char *func, const mp_comm *comm, int root)
 {
     if (comm->is_inter) {
         if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote_size))
             return MPI_SUCCESS;
-        return mp_error(comm, MPI_ERR_ROOT, func, "invalid root %d in an intercommunicator "
-                        "whose remote group has size %d", root, comm->remote_size);
+        return mp_err(func, MPI_ERR_ROOT, "invalid root %d in an intercommunicator whose "
+                      "remote group has size %d", root, comm->remote_size);
     }
     if (MP_LIKELY(root >= 0 && root < comm->size))
         return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_ROOT, func, "invalid root %d in a communicator of size %d",
-                    root, comm->size);
+    return mp_err(func, MPI_ERR_ROOT, "invalid root %d in a communicator of size %d", root,
+                  comm->size);
 }
 
-int mp_arg_tag(const char *func, mp_comm *comm, int tag, int allow)
+int mp_chk_tag(const char *func, int tag, int allow)
 {
     if (MP_LIKELY(tag >= 0 && tag <= MP_TAG_UB))
         return MPI_SUCCESS;
     if (tag == MPI_ANY_TAG && (allow & MP_ALLOW_ANY))
         return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_TAG, func, "invalid tag %d (must be 0..%d%s)", tag, MP_TAG_UB,
-                    (allow & MP_ALLOW_ANY) ? " or MPI_ANY_TAG" : "");
+    return mp_err(func, MPI_ERR_TAG, "invalid tag %d (must be 0..%d%s)", tag, MP_TAG_UB,
+                  (allow & MP_ALLOW_ANY) ? " or MPI_ANY_TAG" : "");
 }
 
-int mp_arg_buffer(const char *func, mp_comm *comm, const void *buf, MPI_Aint count,
-                  const mp_datatype *dt)
+int mp_chk_buffer(const char *func, const void *buf, MPI_Aint count, const mp_datatype *dt)
 {
     if (MP_LIKELY(buf != NULL || count == 0 || dt->size == 0))
         return MPI_SUCCESS;
     /* A NULL buffer is legal with absolute addresses (MPI_BOTTOM) in a derived type. */
     if (!dt->is_builtin && dt->true_lb != 0)
         return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_BUFFER, func, "invalid buffer NULL for %ld elements",
-                    (long)count);
+    return mp_err(func, MPI_ERR_BUFFER, "invalid buffer NULL for %ld elements", (long)count);
 }
 
-int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req)
+int mp_chk_out(const char *func, const void *p, const char *name)
 {
-    if (MP_LIKELY(req != NULL))
+    if (MP_LIKELY(p != NULL))
         return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_ARG, func, "invalid request pointer NULL");
+    return mp_err(func, MPI_ERR_ARG, "%s is NULL", name);
 }
 
-/* The last builtin datatype that passed mp_arg_p2p.  Builtin types live for the whole job,
+int mp_chk_not_in_place(const char *func, const void *buf)
+{
+    if (buf != MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    return mp_err(func, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed");
+}
+
+int mp_chk_assert(const char *func, int assert, int allowed)
+{
+    if (!(assert & ~allowed))
+        return MPI_SUCCESS;
+    return mp_err(func, MPI_ERR_ASSERT, "invalid assert 0x%x for this call", assert);
+}
+
+int mp_chk_coll_persistent(const char *func, mp_comm *comm, mp_request **req)
+{
+    *req = mp_coll_persistent_new(comm);
+    return *req ? MPI_SUCCESS : mp_err(func, MPI_ERR_NO_MEM, "no memory for a request");
+}
+
+/* The last builtin datatype that passed mp_chk_p2p.  Builtin types live for the whole job,
  * so a hit needs no further check.  Not used under MPI_THREAD_MULTIPLE (two plain words
  * written by concurrent callers could pair one handle with another's type). */
 static MPI_Datatype p2p_type_handle = MPI_DATATYPE_NULL;
@@ -127,11 +188,11 @@ static __attribute__((noinline)) int p2p_checks(const char *func, const void *bu
                                                 int allow_tag, mp_comm **comm, mp_datatype **dt)
 {
     int err;
-    if ((err = mp_arg_comm(func, comm_h, comm)) ||
-        (err = mp_arg_datatype(func, *comm, dtype, count, dt)) ||
-        (err = mp_arg_rank(func, *comm, rank, allow_rank)) ||
-        (err = mp_arg_tag(func, *comm, tag, allow_tag)) ||
-        (err = mp_arg_buffer(func, *comm, buf, count, *dt)))
+    if ((err = mp_chk_comm(func, comm_h, comm)) ||
+        (err = mp_chk_datatype(func, dtype, count, dt)) ||
+        (err = mp_chk_rank(func, *comm, rank, allow_rank)) ||
+        (err = mp_chk_tag(func, tag, allow_tag)) ||
+        (err = mp_chk_buffer(func, buf, count, *dt)))
         return err;
     if ((*dt)->is_builtin && !mp_thread_multiple) {
         p2p_type_handle = dtype;
@@ -140,7 +201,7 @@ static __attribute__((noinline)) int p2p_checks(const char *func, const void *bu
     return MPI_SUCCESS;
 }
 
-int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
+int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt)
 {
@@ -157,6 +218,78 @@ int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
         return MPI_SUCCESS;
     }
     return p2p_checks(func, buf, count, dtype, rank, tag, comm_h, allow_rank, allow_tag, comm, dt);
+}
+
+MPI_Aint *mp_counts_widen(mp_counts c, int n)
+{
+    MPI_Aint *w = mp_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = !c.p ? 0
+             : c.kind == MP_COUNTS_INT ? ((const int *)c.p)[i]
+             : c.kind == MP_COUNTS_COUNT ? (MPI_Aint)((const MPI_Count *)c.p)[i]
+             : ((const MPI_Aint *)c.p)[i];
+    return w;
+}
+
+/* ---- raising forms ------------------------------------------------------------------------ */
+
+int mp_arg_initialized(const char *func)
+{
+    return mp_error_raise(NULL, mp_chk_initialized(func), func);
+}
+
+int mp_arg_comm(const char *func, MPI_Comm h, mp_comm **out)
+{
+    return mp_error_raise(NULL, mp_chk_comm(func, h, out), func);
+}
+
+int mp_arg_count(const char *func, mp_comm *comm, MPI_Aint count)
+{
+    return mp_error_raise(comm, mp_chk_count(func, count), func);
+}
+
+int mp_arg_datatype(const char *func, mp_comm *comm, MPI_Datatype h, MPI_Aint count,
+                    mp_datatype **out)
+{
+    return mp_error_raise(comm, mp_chk_datatype(func, h, count, out), func);
+}
+
+int mp_arg_rank(const char *func, mp_comm *comm, int rank, int allow)
+{
+    return mp_error_raise(comm, mp_chk_rank(func, comm, rank, allow), func);
+}
+
+int mp_arg_root(const char *func, mp_comm *comm, int root)
+{
+    return mp_error_raise(comm, mp_chk_root(func, comm, root), func);
+}
+
+int mp_arg_tag(const char *func, mp_comm *comm, int tag, int allow)
+{
+    return mp_error_raise(comm, mp_chk_tag(func, tag, allow), func);
+}
+
+int mp_arg_buffer(const char *func, mp_comm *comm, const void *buf, MPI_Aint count,
+                  const mp_datatype *dt)
+{
+    return mp_error_raise(comm, mp_chk_buffer(func, buf, count, dt), func);
+}
+
+int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req)
+{
+    if (MP_LIKELY(req != NULL))
+        return MPI_SUCCESS;
+    return mp_error(comm, MPI_ERR_ARG, func, "invalid request pointer NULL");
+}
+
+int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
+               int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
+               mp_datatype **dt)
+{
+    *comm = NULL;
+    int err = mp_chk_p2p(func, buf, count, dtype, rank, tag, comm_h, allow_rank, allow_tag,
+                         comm, dt);
+    return MP_LIKELY(!err) ? MPI_SUCCESS : mp_error_raise(*comm, err, func);
 }
 
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name)

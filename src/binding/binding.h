@@ -1,22 +1,28 @@
-/* binding.h -- shared helpers of the MPI_* entry points.  MemPI, BSD-3-Clause (see LICENSE).
+/* binding.h -- what the MPI_* entry points share.  MemPI, BSD-3-Clause (see LICENSE).
  *
- * Every entry point follows one shape:
+ * The entry points are generated (tools/gen-bindings) from include/mpi.h's prototypes and
+ * one description per function or family in src/binding/<family>.spec.  A generated entry
+ * point takes the big lock, checks its arguments with the mp_chk_* functions below, resolves
+ * handles to objects, calls what the description names, and on failure routes the code
+ * through one error handler and resets output handles:
  *
- *     int PMPI_Send(...)
+ *     int PMPI_Win_fence(int assert, MPI_Win win_in)
  *     {
- *         static const char *const F = "MPI_Send";
- *         mp_comm *comm; mp_datatype *dt; int err;
- *         if ((err = mp_arg_comm(F, comm_h, &comm)))            return err;
- *         if ((err = mp_arg_datatype(F, comm, dtype, count, &dt))) return err;
- *         if ((err = mp_arg_rank(F, comm, dest, MP_ALLOW_PROC_NULL))) return err;
- *         ...
- *         return mp_ret(comm, F, mp_send(...));
+ *         MP_BIG_LOCK();
+ *         static const char *const F = "MPI_Win_fence";
+ *         mp_win *win = NULL;
+ *         int err;
+ *         if (MP_UNLIKELY((err = mp_chk_win(F, win_in, &win)) ||
+ *                         (err = mp_chk_assert(F, assert, ...)) ||
+ *                         (err = mp_win_fence(F, win, assert))))
+ *             return mp_win_raise(win, err, F);
+ *         return MPI_SUCCESS;
  *     }
- *     #pragma weak MPI_Send = PMPI_Send
+ *     #pragma weak MPI_Win_fence = PMPI_Win_fence
  *
- * The mp_arg_* checkers raise the error through the right error handler themselves (via
- * mp_error) and return the code, so the entry point just returns it.  mp_ret() passes an error
- * code coming back from a lower layer through the communicator's handler.
+ * The hand-written mp_do_* functions (declared in the generated binding_gen.h) hold what is
+ * specific to a function.  Like the checkers and the lower layers, they return error codes
+ * that no handler has seen (mp_err formats one); the entry point raises them.
  */
 #ifndef MP_BINDING_H
 #define MP_BINDING_H
@@ -27,26 +33,64 @@
 #include "comm/comm.h"
 #include "coll/coll.h"
 
+typedef struct mp_win mp_win;
+
 enum {
     MP_ALLOW_PROC_NULL = 1,           /* MPI_PROC_NULL accepted */
     MP_ALLOW_ANY       = 2            /* MPI_ANY_SOURCE / MPI_ANY_TAG accepted */
 };
 
-/* Fails with MPI_ERR_OTHER-free checks of library state: MPI_Init called, not finalized. */
+/* A count or displacement array as the caller gave it: int (MPI_X), MPI_Count or MPI_Aint
+ * (MPI_X_c) elements. */
+enum { MP_COUNTS_INT, MP_COUNTS_COUNT, MP_COUNTS_AINT };
+typedef struct mp_counts {
+    const void *p;
+    int kind;
+} mp_counts;
+/* The first n entries as MPI_Aint (zeros when c.p is NULL); the caller frees the array. */
+MPI_Aint *mp_counts_widen(mp_counts c, int n);
+
+/* An error code of class cls with the message "func: <fmt>", raised through no handler. */
+int mp_err(const char *func, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Argument checks: MPI_SUCCESS or an error code (not raised) naming func and the argument. */
+int mp_chk_initialized(const char *func);              /* MPI_Init called, not finalized */
+int mp_chk_comm(const char *func, MPI_Comm h, mp_comm **out);
+int mp_chk_win(const char *func, MPI_Win h, mp_win **out);
+int mp_chk_group(const char *func, MPI_Group h, const char *name, mp_group **out);
+int mp_chk_info(const char *func, MPI_Info h);          /* valid or MPI_INFO_NULL */
+int mp_chk_count(const char *func, MPI_Aint count);
+/* valid, committed (predefined types always are), not MPI_LB/MPI_UB; count >= 0 */
+int mp_chk_datatype(const char *func, MPI_Datatype h, MPI_Aint count, mp_datatype **out);
+/* rank in the communicator's (remote, for intercommunicators) group */
+int mp_chk_rank(const char *func, const mp_comm *comm, int rank, int allow);
+int mp_chk_root(const char *func, const mp_comm *comm, int root);
+int mp_chk_tag(const char *func, int tag, int allow);
+int mp_chk_buffer(const char *func, const void *buf, MPI_Aint count, const mp_datatype *dt);
+int mp_chk_out(const char *func, const void *p, const char *name);   /* not NULL */
+int mp_chk_not_in_place(const char *func, const void *buf);
+int mp_chk_assert(const char *func, int assert, int allowed);       /* MPI_MODE_* bits */
+/* A new inactive persistent collective request for an MPI_<coll>_init call. */
+int mp_chk_coll_persistent(const char *func, mp_comm *comm, mp_request **req);
+/* All arguments of a point-to-point call in one call (the hot path: a few compares when the
+ * call looks like the previous one), with the messages of the checkers above.  *comm is set
+ * as soon as the communicator is known. */
+int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
+               int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
+               mp_datatype **dt);
+
+/* The same checks raising the error themselves, for entry points still written by hand. */
 int mp_arg_initialized(const char *func);
 int mp_arg_comm(const char *func, MPI_Comm h, mp_comm **out);
 int mp_arg_datatype(const char *func, mp_comm *comm, MPI_Datatype h, MPI_Aint count,
                     mp_datatype **out);
 int mp_arg_count(const char *func, mp_comm *comm, MPI_Aint count);
-/* rank in the communicator's (remote, for intercommunicators) group */
 int mp_arg_rank(const char *func, mp_comm *comm, int rank, int allow);
 int mp_arg_root(const char *func, mp_comm *comm, int root);
 int mp_arg_tag(const char *func, mp_comm *comm, int tag, int allow);
 int mp_arg_buffer(const char *func, mp_comm *comm, const void *buf, MPI_Aint count,
                   const mp_datatype *dt);
 int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req);
-/* All arguments of a point-to-point call in one call (the hot path: a few compares when the
- * call looks like the previous one), with the messages of the checkers above. */
 int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
@@ -57,6 +101,7 @@ int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
 #define MP_OUT_NULL(p, null) do { if ((p) != NULL) *(p) = (null); } while (0)
 /* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
+
 /* The MEMPI_STATS report at MPI_Finalize (stats.c): gathers every rank's counters. */
 void mp_stats_report(void);
 
@@ -75,5 +120,7 @@ static inline int mp_ret(mp_comm *comm, const char *func, int err)
 {
     return MP_LIKELY(err == MPI_SUCCESS) ? MPI_SUCCESS : mp_error_raise(comm, err, func);
 }
+
+#include "binding_gen.h"
 
 #endif
