@@ -5,7 +5,8 @@
  * layout, the shared segment and transports, point-to-point, datatypes, MPI_COMM_WORLD/SELF,
  * then the comm and coll layers.
  * Finalize drains queued sends, passes a node barrier so no rank unmaps while a peer may still
- * need it, prints statistics and tells the launcher.
+ * need it, prints statistics and tells the launcher.  The entry points are generated from
+ * src/binding/env.spec, which also holds the one-line queries.
  */
 #include "binding/binding.h"
 #include "rma/rma.h"
@@ -51,11 +52,10 @@ static mp_comm *predefined_comm(int handle, int ctx, int size, int rank, const i
     return c;
 }
 
-static int do_init(int required, int *provided)
+static int init(const char *F, int required, int *provided)
 {
-    static const char *const F = "MPI_Init";
     if (mp_world.initialized)
-        return mp_error(NULL, MPI_ERR_OTHER, F, "MPI is already initialized");
+        return mp_err(F, MPI_ERR_OTHER, "MPI is already initialized");
     mp_config_add(mp_coll_config_vars, mp_coll_config_nvars);
     int err = mp_config_load();
     if (err)
@@ -97,26 +97,18 @@ static int do_init(int required, int *provided)
     return MPI_SUCCESS;
 }
 
-int PMPI_Init(int *argc, char ***argv)
+int mp_do_init(const char *F, int *argc, char ***argv)
 {
-    (void)argc; (void)argv;
-    return do_init(MPI_THREAD_SINGLE, NULL);
+    return init(F, MPI_THREAD_SINGLE, NULL);
 }
-#pragma weak MPI_Init = PMPI_Init
 
-int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+int mp_do_init_thread(const char *F, int *argc, char ***argv, int required, int *provided)
 {
-    (void)argc; (void)argv;
-    return do_init(required, provided);
+    return init(F, required, provided);
 }
-#pragma weak MPI_Init_thread = PMPI_Init_thread
 
-int PMPI_Finalize(void)
+int mp_do_finalize(const char *F)
 {
-    static const char *const F = "MPI_Finalize";
-    int err = mp_arg_initialized(F);
-    if (err)
-        return err;
     mp_rma_finalize();               /* no progress thread from here on */
     /* MPI_COMM_SELF's attribute delete callbacks run first, while communication works. */
     mp_comm_layer_finalize();
@@ -129,30 +121,11 @@ int PMPI_Finalize(void)
     mp_pmi_finalize();
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Finalize = PMPI_Finalize
-
-int PMPI_Initialized(int *flag)
-{
-    if (flag == NULL)
-        return mp_arg_out("MPI_Initialized", NULL, flag, "flag");
-    *flag = mp_world.initialized;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Initialized = PMPI_Initialized
-
-int PMPI_Finalized(int *flag)
-{
-    if (flag == NULL)
-        return mp_arg_out("MPI_Finalized", NULL, flag, "flag");
-    *flag = mp_world.finalized;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Finalized = PMPI_Finalized
 
 /* The whole job ends whatever comm is (MPI 4.0 8.7 allows that).  The launcher's report names
  * the communicator as MPI_Comm_get_name would, else by handle, and the user's errorcode; the
  * exit status is mp_pmi_exit_status(errorcode), never 0. */
-int PMPI_Abort(MPI_Comm comm, int errorcode)
+int mp_do_abort(const char *F, MPI_Comm comm, int errorcode)
 {
     char msg[MPI_MAX_OBJECT_NAME + 96], handle[16];
     mp_comm *c = mp_world.initialized && !mp_world.finalized ? mp_comm_get(comm) : NULL;
@@ -163,76 +136,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     fflush(stderr);
     mp_pmi_abort(errorcode, 0, msg);
 }
-#pragma weak MPI_Abort = PMPI_Abort
 
-int PMPI_Query_thread(int *provided)
+int mp_do_get_processor_name(const char *F, char *name, int *resultlen)
 {
-    int err = mp_arg_initialized("MPI_Query_thread");
-    if (!err)
-        err = mp_arg_out("MPI_Query_thread", NULL, provided, "provided");
-    if (err)
-        return err;
-    *provided = mp_world.thread_level;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Query_thread = PMPI_Query_thread
-
-int PMPI_Is_thread_main(int *flag)
-{
-    int err = mp_arg_initialized("MPI_Is_thread_main");
-    if (!err)
-        err = mp_arg_out("MPI_Is_thread_main", NULL, flag, "flag");
-    if (err)
-        return err;
-    *flag = pthread_equal(pthread_self(), mp_world.main_thread);
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
-
-int PMPI_Comm_rank(MPI_Comm comm_h, int *rank)
-{
-    mp_comm *comm;
-    int err = mp_arg_comm("MPI_Comm_rank", comm_h, &comm);
-    if (!err)
-        err = mp_arg_out("MPI_Comm_rank", comm, rank, "rank");
-    if (err)
-        return err;
-    *rank = comm->rank;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Comm_rank = PMPI_Comm_rank
-
-int PMPI_Comm_size(MPI_Comm comm_h, int *size)
-{
-    mp_comm *comm;
-    int err = mp_arg_comm("MPI_Comm_size", comm_h, &comm);
-    if (!err)
-        err = mp_arg_out("MPI_Comm_size", comm, size, "size");
-    if (err)
-        return err;
-    *size = comm->size;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Comm_size = PMPI_Comm_size
-
-double PMPI_Wtime(void)
-{
-    return mp_wtime() - mp_world.wtime_base;
-}
-#pragma weak MPI_Wtime = PMPI_Wtime
-
-double PMPI_Wtick(void)
-{
-    return 1e-9;
-}
-#pragma weak MPI_Wtick = PMPI_Wtick
-
-int PMPI_Get_processor_name(char *name, int *resultlen)
-{
-    int err;
-    if ((err = mp_arg_out("MPI_Get_processor_name", NULL, name, "name")) ||
-        (err = mp_arg_out("MPI_Get_processor_name", NULL, resultlen, "resultlen")))
-        return err;
     char host[MPI_MAX_PROCESSOR_NAME];
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "localhost");
@@ -241,29 +147,11 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 
-int PMPI_Get_version(int *version, int *subversion)
+int mp_do_get_library_version(const char *F, char *version, int *resultlen)
 {
-    int err;
-    if ((err = mp_arg_out("MPI_Get_version", NULL, version, "version")) ||
-        (err = mp_arg_out("MPI_Get_version", NULL, subversion, "subversion")))
-        return err;
-    *version = MPI_VERSION;
-    *subversion = MPI_SUBVERSION;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Get_version = PMPI_Get_version
-
-int PMPI_Get_library_version(char *version, int *resultlen)
-{
-    int err;
-    if ((err = mp_arg_out("MPI_Get_library_version", NULL, version, "version")) ||
-        (err = mp_arg_out("MPI_Get_library_version", NULL, resultlen, "resultlen")))
-        return err;
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
              "MemPI %s (memory-based communication; MPICH ABI, libmpi.so.12)", MEMPI_VERSION);
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_library_version = PMPI_Get_library_version

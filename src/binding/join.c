@@ -84,42 +84,34 @@ static int join_pair(const hello *me, const hello *peer, mp_comm **out)
     return err;
 }
 
-int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+/* The entry point (src/binding/env.spec) checks fd and intercomm and holds no lock: the
+ * exchange blocks on the socket, and only my_hello and join_pair touch library state. */
+int mp_do_comm_join(const char *F, int fd, MPI_Comm *intercomm)
 {
-    static const char *const F = "MPI_Comm_join";
-    MP_OUT_NULL(intercomm, MPI_COMM_NULL);
-    int err = mp_arg_initialized(F);
-    if (err)
-        return err;
-    if (intercomm == NULL)
-        return mp_error(NULL, MPI_ERR_ARG, F, "intercomm is NULL");
-    if (fd < 0)
-        return mp_error(NULL, MPI_ERR_ARG, F, "invalid socket descriptor %d", fd);
     hello me, peer;
     my_hello(&me);
     int e = socket_io(fd, &me, sizeof me, 1);
     if (e == 0)
         e = socket_io(fd, &peer, sizeof peer, 0);
     if (e)
-        return mp_error(NULL, e == EBADF || e == ENOTSOCK ? MPI_ERR_ARG : MPI_ERR_OTHER, F,
-                        "socket %d: %s", fd, strerror(e));
+        return mp_err(F, e == EBADF || e == ENOTSOCK ? MPI_ERR_ARG : MPI_ERR_OTHER,
+                      "socket %d: %s", fd, strerror(e));
     peer.job[sizeof peer.job - 1] = '\0';
     if (memcmp(peer.magic, JOIN_MAGIC, sizeof JOIN_MAGIC) != 0)
-        return mp_error(NULL, MPI_ERR_OTHER, F, "the process at the other end of socket %d "
-                        "did not call MPI_Comm_join of MemPI", fd);
+        return mp_err(F, MPI_ERR_OTHER, "the process at the other end of socket %d did not "
+                      "call MPI_Comm_join of MemPI", fd);
     if (me.job[0] == '\0' || strcmp(me.job, peer.job) != 0 || me.size != peer.size)
-        return mp_error(NULL, MPI_ERR_UNSUPPORTED_OPERATION, F, "the process at the other end "
-                        "of socket %d is in another MPI job (or the launcher gave no job id); "
-                        "joining jobs is dynamic processes, not implemented in MemPI %s",
-                        fd, MEMPI_VERSION);
+        return mp_err(F, MPI_ERR_UNSUPPORTED_OPERATION, "the process at the other end of "
+                      "socket %d is in another MPI job (or the launcher gave no job id); "
+                      "joining jobs is dynamic processes, not implemented in MemPI %s", fd,
+                      MEMPI_VERSION);
     if (peer.rank == me.rank || peer.rank < 0 || peer.rank >= me.size)
-        return mp_error(NULL, MPI_ERR_ARG, F, "socket %d connects this process (rank %d) to "
-                        "rank %d of its own job; it must connect two different processes",
-                        fd, me.rank, (int)peer.rank);
+        return mp_err(F, MPI_ERR_ARG, "socket %d connects this process (rank %d) to rank %d "
+                      "of its own job; it must connect two different processes", fd, me.rank,
+                      (int)peer.rank);
     mp_comm *c;
-    if ((err = join_pair(&me, &peer, &c)))
-        return mp_ret(NULL, F, err);
-    *intercomm = c->handle;
-    return MPI_SUCCESS;
+    int err = join_pair(&me, &peer, &c);
+    if (!err)
+        *intercomm = c->handle;
+    return err;
 }
-#pragma weak MPI_Comm_join = PMPI_Comm_join

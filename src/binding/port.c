@@ -11,7 +11,8 @@
  * sides reach accept/connect and both fail at once.
  *
  * The set is an array of open port numbers, searched linearly (a process opens a handful of
- * ports); the big lock (MP_BIG_LOCK) serialises access under MPI_THREAD_MULTIPLE.
+ * ports); the entry points (src/binding/env.spec) hold the big lock, which serialises access
+ * under MPI_THREAD_MULTIPLE.
  */
 #include "binding/binding.h"
 #include <stdio.h>
@@ -46,22 +47,13 @@ static long port_find(const char *name)
     return -1;
 }
 
-int PMPI_Open_port(MPI_Info info, char *port_name_out)
+int mp_do_open_port(const char *F, MPI_Info info, char *port_name_out)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Open_port";
-    int err = mp_arg_initialized(F);
-    if (err)
-        return err;
-    if (info != MPI_INFO_NULL && !mp_info_get(info))
-        return mp_error(NULL, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
-    if (port_name_out == NULL)
-        return mp_error(NULL, MPI_ERR_ARG, F, "port_name is NULL");
     if (ports.count == ports.cap) {
         size_t cap = ports.cap ? 2 * ports.cap : 8;
         unsigned long *p = realloc(ports.open, cap * sizeof *p);
         if (p == NULL)
-            return mp_error(NULL, MPI_ERR_NO_MEM, F, "out of memory for %zu ports", cap);
+            return mp_err(F, MPI_ERR_NO_MEM, "out of memory for %zu ports", cap);
         ports.open = p;
         ports.cap = cap;
     }
@@ -69,22 +61,13 @@ int PMPI_Open_port(MPI_Info info, char *port_name_out)
     port_name(ports.next++, port_name_out);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Open_port = PMPI_Open_port
 
-int PMPI_Close_port(const char *name)
+int mp_do_close_port(const char *F, const char *name)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Close_port";
-    int err = mp_arg_initialized(F);
-    if (err)
-        return err;
-    if (name == NULL)
-        return mp_error(NULL, MPI_ERR_ARG, F, "port_name is NULL");
     long i = port_find(name);
     if (i < 0)
-        return mp_error(NULL, MPI_ERR_PORT, F, "port_name \"%.*s\" is not a port this process "
-                        "opened", MPI_MAX_PORT_NAME, name);
+        return mp_err(F, MPI_ERR_PORT, "port_name \"%.*s\" is not a port this process opened",
+                      MPI_MAX_PORT_NAME, name);
     ports.open[i] = ports.open[--ports.count];
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Close_port = PMPI_Close_port

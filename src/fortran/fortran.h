@@ -11,7 +11,7 @@
  * Conversions that are identities in the MPICH ABI, and why we may rely on them:
  *   - MPI_Fint is int, and every handle except MPI_File is an int with the same value in C and
  *     Fortran, so handles and INTEGER arrays of handles pass straight through.  MPI_File is a
- *     pointer and goes through MPI_File_c2f/f2c (convert.c).
+ *     pointer and goes through MPI_File_c2f/f2c (src/binding/interop.c).
  *   - The Fortran status (INTEGER(MPI_STATUS_SIZE) = 5) has exactly the layout of MPI_Status,
  *     so a status array is a MPI_Status pointer.
  *
