@@ -4,7 +4,7 @@
  * one description per function or family in src/binding/<family>.spec.  A generated entry
  * point takes the big lock, checks its arguments with the mp_chk_* functions below, resolves
  * handles to objects, calls what the description names, and on failure routes the code
- * through one error handler and resets output handles:
+ * through one error handler; the handles it creates are null until the call succeeds:
  *
  *     int PMPI_Win_fence(int assert, MPI_Win win_in)
  *     {
