@@ -73,7 +73,8 @@ int mp_do_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Aint count, MP
         return err;
     if (comm->is_inter && root == MPI_PROC_NULL)   /* nothing to do, but a request to return */
         return mp_ireduce(sbuf, rbuf, 0, mp_datatype_get(MPI_BYTE), op, root, comm, req);
-    if ((err = mp_chk_datatype(F, dth, count, &dt)) || (err = mp_op_check_reduction(F, op, dt)))
+    if ((err = mp_chk_datatype(F, dth, count, &dt)) ||
+        (err = mp_op_check_reduction(F, op, dt)))
         return err;
     if (sbuf == MPI_IN_PLACE && (comm->is_inter || comm->rank != root))
         return in_place_error(F, "as the send buffer except at the root");
@@ -82,18 +83,26 @@ int mp_do_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Aint count, MP
     return mp_ireduce(sbuf, rbuf, count, dt, op, root, comm, req);
 }
 
+/* The type, op and buffers of a reduction whose result every rank gets (count elements of
+ * data in all: allreduce, reduce_scatter). */
+static int all_reduction(const char *F, const void *sbuf, const void *rbuf, MPI_Aint count,
+                         MPI_Datatype dth, MPI_Op op, const mp_comm *comm, mp_datatype **dt)
+{
+    int err;
+    if ((err = mp_chk_datatype(F, dth, count, dt)) ||
+        (err = mp_op_check_reduction(F, op, *dt)))
+        return err;
+    if (sbuf == MPI_IN_PLACE && comm->is_inter)
+        return in_place_error(F, "on an intercommunicator");
+    return same_buffer(F, sbuf, rbuf, count);
+}
+
 int mp_do_allreduce(const char *F, const void *sbuf, void *rbuf, MPI_Aint count,
                     MPI_Datatype dth, MPI_Op op, mp_comm *comm, mp_request **req)
 {
     mp_datatype *dt;
-    int err;
-    if ((err = mp_chk_datatype(F, dth, count, &dt)) || (err = mp_op_check_reduction(F, op, dt)))
-        return err;
-    if (sbuf == MPI_IN_PLACE && comm->is_inter)
-        return in_place_error(F, "on an intercommunicator");
-    if ((err = same_buffer(F, sbuf, rbuf, count)))
-        return err;
-    return mp_iallreduce(sbuf, rbuf, count, dt, op, comm, req);
+    int err = all_reduction(F, sbuf, rbuf, count, dth, op, comm, &dt);
+    return err ? err : mp_iallreduce(sbuf, rbuf, count, dt, op, comm, req);
 }
 
 static int scan(const char *F, const void *sbuf, void *rbuf, MPI_Aint count, MPI_Datatype dth,
@@ -103,8 +112,8 @@ static int scan(const char *F, const void *sbuf, void *rbuf, MPI_Aint count, MPI
     int err;
     if (comm->is_inter)
         return mp_err(F, MPI_ERR_COMM, "not defined on an intercommunicator");
-    if ((err = mp_chk_datatype(F, dth, count, &dt)) || (err = mp_op_check_reduction(F, op, dt)) ||
-        (err = same_buffer(F, sbuf, rbuf, count)))
+    if ((err = mp_chk_datatype(F, dth, count, &dt)) ||
+        (err = mp_op_check_reduction(F, op, dt)) || (err = same_buffer(F, sbuf, rbuf, count)))
         return err;
     return exclusive ? mp_iexscan(sbuf, rbuf, count, dt, op, comm, req)
                      : mp_iscan(sbuf, rbuf, count, dt, op, comm, req);
@@ -136,11 +145,7 @@ static int reduce_scatter(const char *F, const void *sbuf, void *rbuf, const MPI
         for (int i = 0; i < comm->size; i++)
             total += counts[i];
     }
-    if ((err = mp_chk_datatype(F, dth, total, &dt)) || (err = mp_op_check_reduction(F, op, dt)))
-        return err;
-    if (sbuf == MPI_IN_PLACE && comm->is_inter)
-        return in_place_error(F, "on an intercommunicator");
-    if ((err = same_buffer(F, sbuf, rbuf, total)))
+    if ((err = all_reduction(F, sbuf, rbuf, total, dth, op, comm, &dt)))
         return err;
     return counts ? mp_ireduce_scatter(sbuf, rbuf, counts, dt, op, comm, req)
                   : mp_ireduce_scatter_block(sbuf, rbuf, block, dt, op, comm, req);
@@ -181,116 +186,127 @@ static int rooted_sides(const mp_comm *comm, int root, int gather)
     return gather ? SIDE_SEND : SIDE_RECV;
 }
 
-static int gather(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datatype sdth,
-                  void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
-                  MPI_Datatype rdth, int root, mp_comm *comm, mp_request **req)
+/* One side of a rooted collective: a buffer, its count (or per-rank counts and
+ * displacements: the v-forms) and its type, resolved by rooted(). */
+typedef struct side {
+    const void *buf;
+    MPI_Aint count;
+    const MPI_Aint *counts, *displs;
+    MPI_Datatype h;
+    mp_datatype *dt;
+} side;
+
+/* The checks of gather and scatter: `one` is the side every rank has (gather's send,
+ * scatter's receive; MPI_IN_PLACE only at the root), `all` the root's side with a block per
+ * rank.  A side that is not significant here gets MPI_BYTE, and `one` no data. */
+static int rooted(const char *F, int gather, side *one, side *all, int root, mp_comm *comm)
 {
-    mp_datatype *sdt = mp_datatype_get(MPI_BYTE), *rdt = sdt;
     int err = mp_chk_root(F, comm, root);
     if (err)
         return err;
-    int sides = rooted_sides(comm, root, 1);
-    int root_here = !comm->is_inter && comm->rank == root;
-    if (sbuf == MPI_IN_PLACE && !root_here)
-        return in_place_error(F, "as the send buffer except at the root");
-    if ((sides & SIDE_SEND) && sbuf != MPI_IN_PLACE &&
-        (err = mp_chk_datatype(F, sdth, scount, &sdt)))
+    int sides = rooted_sides(comm, root, gather);
+    int one_here = sides & (gather ? SIDE_SEND : SIDE_RECV);
+    int all_here = sides & (gather ? SIDE_RECV : SIDE_SEND);
+    one->dt = all->dt = mp_datatype_get(MPI_BYTE);
+    if (one->buf == MPI_IN_PLACE && (comm->is_inter || comm->rank != root))
+        return in_place_error(F, gather ? "as the send buffer except at the root"
+                                        : "as the receive buffer except at the root");
+    if (one_here && one->buf != MPI_IN_PLACE &&
+        (err = mp_chk_datatype(F, one->h, one->count, &one->dt)))
         return err;
-    if (sides & SIDE_RECV) {
-        if (rcounts && (err = check_counts(F, rcounts, peers(comm))))
-            return err;
-        if ((err = mp_chk_datatype(F, rdth, rcounts ? 0 : rcount, &rdt)))
-            return err;
-    }
-    if (!(sides & SIDE_SEND))
-        scount = 0;
-    if (rcounts)
-        return mp_igatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm, req);
-    return mp_igather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, req);
+    if (all_here && ((all->counts && (err = check_counts(F, all->counts, peers(comm)))) ||
+                     (err = mp_chk_datatype(F, all->h, all->counts ? 0 : all->count, &all->dt))))
+        return err;
+    if (!one_here)
+        one->count = 0;
+    return MPI_SUCCESS;
 }
+
+/* Gather(v) (gather = 1) and scatter(v): checks, then the coll layer.  s and r are the send
+ * and receive sides; a v-form passes the root side's counts and displacements in v[0], v[1],
+ * which are read only where that side is significant (zeros elsewhere, may be NULL there). */
+static int rooted_coll(const char *F, int gather, side s, side r, const mp_counts *v, int root,
+                       mp_comm *comm, mp_request **req)
+{
+    side *one = gather ? &s : &r, *all = gather ? &r : &s;
+    int err = MPI_SUCCESS;
+    if (v) {
+        int here = (rooted_sides(comm, root, gather) & (gather ? SIDE_RECV : SIDE_SEND)) != 0;
+        if (here && (!v[0].p || !v[1].p))
+            return mp_err(F, MPI_ERR_ARG, "%s and displs must not be NULL at the root",
+                          gather ? "recvcounts" : "sendcounts");
+        all->counts = mp_counts_widen(here ? v[0] : no_counts, peers(comm));
+        all->displs = mp_counts_widen(here ? v[1] : no_counts, peers(comm));
+    }
+    if (!(err = rooted(F, gather, one, all, root, comm))) {
+        void *rbuf = (void *)r.buf;
+        if (gather && v)
+            err = mp_igatherv(s.buf, s.count, s.dt, rbuf, r.counts, r.displs, r.dt, root, comm,
+                              req);
+        else if (gather)
+            err = mp_igather(s.buf, s.count, s.dt, rbuf, r.count, r.dt, root, comm, req);
+        else if (v)
+            err = mp_iscatterv(s.buf, s.counts, s.displs, s.dt, rbuf, r.count, r.dt, root, comm,
+                               req);
+        else
+            err = mp_iscatter(s.buf, s.count, s.dt, rbuf, r.count, r.dt, root, comm, req);
+    }
+    free((void *)all->counts);
+    free((void *)all->displs);
+    return err;
+}
+
+#define SIDE(buf, count, type) ((side){ (buf), (count), NULL, NULL, (type), NULL })
 
 int mp_do_gather(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datatype sdt, void *rbuf,
                  MPI_Aint rcount, MPI_Datatype rdt, int root, mp_comm *comm, mp_request **req)
 {
-    return gather(F, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm, req);
+    return rooted_coll(F, 1, SIDE(sbuf, scount, sdt), SIDE(rbuf, rcount, rdt), NULL, root, comm,
+                       req);
 }
 
 int mp_do_gatherv(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datatype sdt,
                   void *rbuf, mp_counts rcounts, mp_counts displs, MPI_Datatype rdt, int root,
                   mp_comm *comm, mp_request **req)
 {
-    MPI_Aint *c, *d;
-    int recv_side = (rooted_sides(comm, root, 1) & SIDE_RECV) != 0;
-    if (recv_side && (!rcounts.p || !displs.p))
-        return mp_err(F, MPI_ERR_ARG, "recvcounts and displs must not be NULL at the root");
-    c = mp_counts_widen(recv_side ? rcounts : no_counts, peers(comm));
-    d = mp_counts_widen(recv_side ? displs : no_counts, peers(comm));
-    int err = gather(F, sbuf, scount, sdt, rbuf, 0, c, d, rdt, root, comm, req);
-    free(c);
-    free(d);
-    return err;
-}
-
-static int scatter(const char *F, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
-                   const MPI_Aint *displs, MPI_Datatype sdth, void *rbuf, MPI_Aint rcount,
-                   MPI_Datatype rdth, int root, mp_comm *comm, mp_request **req)
-{
-    mp_datatype *sdt = mp_datatype_get(MPI_BYTE), *rdt = sdt;
-    int err = mp_chk_root(F, comm, root);
-    if (err)
-        return err;
-    int sides = rooted_sides(comm, root, 0);
-    int root_here = !comm->is_inter && comm->rank == root;
-    if (rbuf == MPI_IN_PLACE && !root_here)
-        return in_place_error(F, "as the receive buffer except at the root");
-    if (sides & SIDE_SEND) {
-        if (scounts && (err = check_counts(F, scounts, peers(comm))))
-            return err;
-        if ((err = mp_chk_datatype(F, sdth, scounts ? 0 : scount, &sdt)))
-            return err;
-    }
-    if ((sides & SIDE_RECV) && rbuf != MPI_IN_PLACE &&
-        (err = mp_chk_datatype(F, rdth, rcount, &rdt)))
-        return err;
-    if (!(sides & SIDE_RECV))
-        rcount = 0;
-    if (scounts)
-        return mp_iscatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, req);
-    return mp_iscatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, req);
+    mp_counts v[2] = { rcounts, displs };
+    return rooted_coll(F, 1, SIDE(sbuf, scount, sdt), SIDE(rbuf, 0, rdt), v, root, comm, req);
 }
 
 int mp_do_scatter(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datatype sdt,
                   void *rbuf, MPI_Aint rcount, MPI_Datatype rdt, int root, mp_comm *comm,
                   mp_request **req)
 {
-    return scatter(F, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root, comm, req);
+    return rooted_coll(F, 0, SIDE(sbuf, scount, sdt), SIDE(rbuf, rcount, rdt), NULL, root, comm,
+                       req);
 }
 
 int mp_do_scatterv(const char *F, const void *sbuf, mp_counts scounts, mp_counts displs,
                    MPI_Datatype sdt, void *rbuf, MPI_Aint rcount, MPI_Datatype rdt, int root,
                    mp_comm *comm, mp_request **req)
 {
-    MPI_Aint *c, *d;
-    int send_side = (rooted_sides(comm, root, 0) & SIDE_SEND) != 0;
-    if (send_side && (!scounts.p || !displs.p))
-        return mp_err(F, MPI_ERR_ARG, "sendcounts and displs must not be NULL at the root");
-    c = mp_counts_widen(send_side ? scounts : no_counts, peers(comm));
-    d = mp_counts_widen(send_side ? displs : no_counts, peers(comm));
-    int err = scatter(F, sbuf, 0, c, d, sdt, rbuf, rcount, rdt, root, comm, req);
-    free(c);
-    free(d);
-    return err;
+    mp_counts v[2] = { scounts, displs };
+    return rooted_coll(F, 0, SIDE(sbuf, 0, sdt), SIDE(rbuf, rcount, rdt), v, root, comm, req);
+}
+
+/* The send side of allgather and alltoall: MPI_IN_PLACE (not on an intercommunicator; the
+ * type is then MPI_BYTE) or a checked type. */
+static int send_side(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datatype sdth,
+                     const mp_comm *comm, mp_datatype **sdt)
+{
+    *sdt = mp_datatype_get(MPI_BYTE);
+    if (sbuf == MPI_IN_PLACE && comm->is_inter)
+        return in_place_error(F, "on an intercommunicator");
+    return sbuf == MPI_IN_PLACE ? MPI_SUCCESS : mp_chk_datatype(F, sdth, scount, sdt);
 }
 
 static int allgather(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datatype sdth,
                      void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts,
                      const MPI_Aint *displs, MPI_Datatype rdth, mp_comm *comm, mp_request **req)
 {
-    mp_datatype *sdt = mp_datatype_get(MPI_BYTE), *rdt;
-    int err;
-    if (sbuf == MPI_IN_PLACE && comm->is_inter)
-        return in_place_error(F, "on an intercommunicator");
-    if (sbuf != MPI_IN_PLACE && (err = mp_chk_datatype(F, sdth, scount, &sdt)))
+    mp_datatype *sdt, *rdt;
+    int err = send_side(F, sbuf, scount, sdth, comm, &sdt);
+    if (err)
         return err;
     if (rcounts && (err = check_counts(F, rcounts, peers(comm))))
         return err;
@@ -326,13 +342,10 @@ int mp_do_alltoall(const char *F, const void *sbuf, MPI_Aint scount, MPI_Datatyp
                    void *rbuf, MPI_Aint rcount, MPI_Datatype rdth, mp_comm *comm,
                    mp_request **req)
 {
-    mp_datatype *sdt = mp_datatype_get(MPI_BYTE), *rdt;
+    mp_datatype *sdt, *rdt;
     int err;
-    if (sbuf == MPI_IN_PLACE && comm->is_inter)
-        return in_place_error(F, "on an intercommunicator");
-    if (sbuf != MPI_IN_PLACE && (err = mp_chk_datatype(F, sdth, scount, &sdt)))
-        return err;
-    if ((err = mp_chk_datatype(F, rdth, rcount, &rdt)))
+    if ((err = send_side(F, sbuf, scount, sdth, comm, &sdt)) ||
+        (err = mp_chk_datatype(F, rdth, rcount, &rdt)))
         return err;
     return mp_ialltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
 }

@@ -124,13 +124,16 @@ static int neighbor(const char *F, int kind, const nargs *a, mp_comm *comm, mp_r
     return err;
 }
 
-int mp_do_neighbor_allgather(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st,
-                             void *rb, MPI_Aint rc, MPI_Datatype rt, mp_comm *comm,
-                             mp_request **req)
-{
-    nargs a = { sb, sc, NO_ARR, NO_ARR, st, NULL, rb, rc, NO_ARR, NO_ARR, rt, NULL };
-    return neighbor(F, N_ALLGATHER, &a, comm, req);
-}
+/* allgather and alltoall: one count and one type for every neighbour. */
+#define UNIFORM(name, kind)                                                                    \
+    int name(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st, void *rb,           \
+             MPI_Aint rc, MPI_Datatype rt, mp_comm *comm, mp_request **req)                    \
+    {                                                                                          \
+        nargs a = { sb, sc, NO_ARR, NO_ARR, st, NULL, rb, rc, NO_ARR, NO_ARR, rt, NULL };      \
+        return neighbor(F, kind, &a, comm, req);                                               \
+    }
+UNIFORM(mp_do_neighbor_allgather, N_ALLGATHER)
+UNIFORM(mp_do_neighbor_alltoall, N_ALLTOALL)
 
 int mp_do_neighbor_allgatherv(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st,
                               void *rb, mp_counts rc, mp_counts rd, MPI_Datatype rt,
@@ -138,14 +141,6 @@ int mp_do_neighbor_allgatherv(const char *F, const void *sb, MPI_Aint sc, MPI_Da
 {
     nargs a = { sb, sc, NO_ARR, NO_ARR, st, NULL, rb, 0, rc, rd, rt, NULL };
     return neighbor(F, N_ALLGATHERV, &a, comm, req);
-}
-
-int mp_do_neighbor_alltoall(const char *F, const void *sb, MPI_Aint sc, MPI_Datatype st,
-                            void *rb, MPI_Aint rc, MPI_Datatype rt, mp_comm *comm,
-                            mp_request **req)
-{
-    nargs a = { sb, sc, NO_ARR, NO_ARR, st, NULL, rb, rc, NO_ARR, NO_ARR, rt, NULL };
-    return neighbor(F, N_ALLTOALL, &a, comm, req);
 }
 
 int mp_do_neighbor_alltoallv(const char *F, const void *sb, mp_counts sc, mp_counts sd,
