@@ -115,68 +115,59 @@ int mp_build_inter_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_A
     return MPI_SUCCESS;
 }
 
-int mp_build_inter_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                           mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
-                           const MPI_Aint *displs, mp_datatype *rdt, int root)
+/* Gather (gather = 1) or scatter across the groups: the root (MPI_ROOT) receives or sends one
+ * block per remote member -- counts[i] elements at displs[i] in the v-forms, else `count`
+ * elements at i * count -- and each remote member sends or receives its `one` block. */
+static int inter_rooted(mp_sched *s, mp_comm *comm, int gather, const void *one,
+                        MPI_Aint one_count, mp_datatype *one_dt, const void *all, MPI_Aint count,
+                        const MPI_Aint *counts, const MPI_Aint *displs, mp_datatype *dt,
+                        int root)
 {
     if (root == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (root == MPI_ROOT) {
-        for (int i = 0; i < comm->remote_size; i++)
-            mp_sched_recv(s, mp_elem(rbuf, displs[i], rdt), rcounts[i], rdt, i);
+        for (int i = 0; i < comm->remote_size; i++) {
+            void *p = mp_elem(all, displs ? displs[i] : i * count, dt);
+            if (gather)
+                mp_sched_recv(s, p, counts ? counts[i] : count, dt, i);
+            else
+                mp_sched_send(s, p, counts ? counts[i] : count, dt, i);
+        }
+    } else if (gather) {
+        mp_sched_send(s, one, one_count, one_dt, root);
     } else {
-        mp_sched_send(s, sbuf, scount, sdt, root);
+        mp_sched_recv(s, (void *)one, one_count, one_dt, root);
     }
     mp_sched_fence(s);
     return MPI_SUCCESS;
+}
+
+int mp_build_inter_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                           mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                           const MPI_Aint *displs, mp_datatype *rdt, int root)
+{
+    return inter_rooted(s, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root);
 }
 
 int mp_build_inter_gather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                           mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
                           int root)
 {
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (root == MPI_ROOT) {
-        for (int i = 0; i < comm->remote_size; i++)
-            mp_sched_recv(s, mp_elem(rbuf, i * rcount, rdt), rcount, rdt, i);
-    } else {
-        mp_sched_send(s, sbuf, scount, sdt, root);
-    }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return inter_rooted(s, comm, 1, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root);
 }
 
 int mp_build_inter_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf,
                             const MPI_Aint *scounts, const MPI_Aint *displs, mp_datatype *sdt,
                             void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root)
 {
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (root == MPI_ROOT) {
-        for (int i = 0; i < comm->remote_size; i++)
-            mp_sched_send(s, mp_elem(sbuf, displs[i], sdt), scounts[i], sdt, i);
-    } else {
-        mp_sched_recv(s, rbuf, rcount, rdt, root);
-    }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return inter_rooted(s, comm, 0, rbuf, rcount, rdt, sbuf, 0, scounts, displs, sdt, root);
 }
 
 int mp_build_inter_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                            mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
                            int root)
 {
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (root == MPI_ROOT) {
-        for (int i = 0; i < comm->remote_size; i++)
-            mp_sched_send(s, mp_elem(sbuf, i * scount, sdt), scount, sdt, i);
-    } else {
-        mp_sched_recv(s, rbuf, rcount, rdt, root);
-    }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return inter_rooted(s, comm, 0, rbuf, rcount, rdt, sbuf, scount, NULL, NULL, sdt, root);
 }
 
 int mp_build_inter_alltoallw(mp_sched *s, mp_comm *comm, const void *sbuf,

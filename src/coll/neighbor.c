@@ -120,61 +120,50 @@ int mp_ineighbor_alltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_
     return finish(s, &nl, &x, req);
 }
 
+/* The regular and v forms: both sides expanded to the w form (see expand), then run. */
+static int expanded(const void *sbuf, const MPI_Aint *sc, const MPI_Aint *sd, MPI_Aint scount,
+                    MPI_Aint sstride, mp_datatype *sdt, void *rbuf, const MPI_Aint *rc,
+                    const MPI_Aint *rd, MPI_Aint rcount, MPI_Aint rstride, mp_datatype *rdt,
+                    mp_comm *comm, mp_request **req)
+{
+    nbr_list nl;
+    int err = get_neighbors(comm, &nl);
+    if (err != MPI_SUCCESS)
+        return err;
+    mp_sched *s = mp_sched_new(comm);
+    nbr_xfer x = { sbuf, 0, 0, 0, rbuf, 0, 0, 0 };
+    expand(s, nl.outdeg, sc, sd, scount, sstride, sdt, &x.sc, &x.sd, &x.st);
+    expand(s, nl.indeg, rc, rd, rcount, rstride, rdt, &x.rc, &x.rd, &x.rt);
+    return finish(s, &nl, &x, req);
+}
+
 int mp_ineighbor_alltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
                            mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
                            const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm,
                            mp_request **req)
 {
-    nbr_list nl;
-    int err = get_neighbors(comm, &nl);
-    if (err != MPI_SUCCESS)
-        return err;
-    mp_sched *s = mp_sched_new(comm);
-    nbr_xfer x = { sbuf, 0, 0, 0, rbuf, 0, 0, 0 };
-    expand(s, nl.outdeg, scounts, sdispls, 0, 0, sdt, &x.sc, &x.sd, &x.st);
-    expand(s, nl.indeg, rcounts, rdispls, 0, 0, rdt, &x.rc, &x.rd, &x.rt);
-    return finish(s, &nl, &x, req);
+    return expanded(sbuf, scounts, sdispls, 0, 0, sdt, rbuf, rcounts, rdispls, 0, 0, rdt, comm,
+                    req);
 }
 
 int mp_ineighbor_alltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                           MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
-    nbr_list nl;
-    int err = get_neighbors(comm, &nl);
-    if (err != MPI_SUCCESS)
-        return err;
-    mp_sched *s = mp_sched_new(comm);
-    nbr_xfer x = { sbuf, 0, 0, 0, rbuf, 0, 0, 0 };
-    expand(s, nl.outdeg, NULL, NULL, scount, scount, sdt, &x.sc, &x.sd, &x.st);
-    expand(s, nl.indeg, NULL, NULL, rcount, rcount, rdt, &x.rc, &x.rd, &x.rt);
-    return finish(s, &nl, &x, req);
+    return expanded(sbuf, NULL, NULL, scount, scount, sdt, rbuf, NULL, NULL, rcount, rcount, rdt,
+                    comm, req);
 }
 
 int mp_ineighbor_allgatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                             const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt,
                             mp_comm *comm, mp_request **req)
 {
-    nbr_list nl;
-    int err = get_neighbors(comm, &nl);
-    if (err != MPI_SUCCESS)
-        return err;
-    mp_sched *s = mp_sched_new(comm);
-    nbr_xfer x = { sbuf, 0, 0, 0, rbuf, 0, 0, 0 };
-    expand(s, nl.outdeg, NULL, NULL, scount, 0, sdt, &x.sc, &x.sd, &x.st);
-    expand(s, nl.indeg, rcounts, displs, 0, 0, rdt, &x.rc, &x.rd, &x.rt);
-    return finish(s, &nl, &x, req);
+    return expanded(sbuf, NULL, NULL, scount, 0, sdt, rbuf, rcounts, displs, 0, 0, rdt, comm,
+                    req);
 }
 
 int mp_ineighbor_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                            MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
-    nbr_list nl;
-    int err = get_neighbors(comm, &nl);
-    if (err != MPI_SUCCESS)
-        return err;
-    mp_sched *s = mp_sched_new(comm);
-    nbr_xfer x = { sbuf, 0, 0, 0, rbuf, 0, 0, 0 };
-    expand(s, nl.outdeg, NULL, NULL, scount, 0, sdt, &x.sc, &x.sd, &x.st);
-    expand(s, nl.indeg, NULL, NULL, rcount, rcount, rdt, &x.rc, &x.rd, &x.rt);
-    return finish(s, &nl, &x, req);
+    return expanded(sbuf, NULL, NULL, scount, 0, sdt, rbuf, NULL, NULL, rcount, rcount, rdt,
+                    comm, req);
 }

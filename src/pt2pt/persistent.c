@@ -14,12 +14,7 @@ mp_request *mp_persistent_new(int kind, void *buf, MPI_Aint count, mp_datatype *
                               int tag, mp_comm *comm, int mode)
 {
     mp_request *req = mp_request_alloc(kind);
-    req->buf = buf;
-    req->count = count;
-    req->dt = dt;
-    req->peer = peer;
-    req->tag = tag;
-    req->comm = comm;
+    mp_request_set_message(req, buf, count, dt, peer, tag, comm);
     req->mode = (uint8_t)mode;
     mp_datatype_retain(dt);
     atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);

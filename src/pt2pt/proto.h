@@ -96,6 +96,18 @@ void        mp_posted_remove(mp_request *req);
 void        mp_unexp_append(mp_unexp *u);
 void        mp_unexp_remove(mp_unexp *u);
 
+/* The message a send or receive request describes (the fields every kind of them sets). */
+static inline void mp_request_set_message(mp_request *req, const void *buf, MPI_Aint count,
+                                          mp_datatype *dt, int peer, int tag, mp_comm *comm)
+{
+    req->buf = (void *)buf;
+    req->count = count;
+    req->dt = dt;
+    req->peer = peer;
+    req->tag = tag;
+    req->comm = comm;
+}
+
 /* MPI's envelope rule, the one every matching decision uses: a receive for (want_ctx,
  * want_src, want_tag), where the source and tag may be wildcards, takes a message sent on ctx
  * by src with tag. */

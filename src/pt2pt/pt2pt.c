@@ -43,12 +43,7 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
 {
     mp_request *req = mp_request_alloc(MP_REQ_RECV);
     *out = req;
-    req->buf = buf;
-    req->count = count;
-    req->dt = dt;
-    req->peer = source;
-    req->tag = tag;
-    req->comm = comm;
+    mp_request_set_message(req, buf, count, dt, source, tag, comm);
     req->ctx = comm->ctx + ctx_offset;
     req->bytes = mp_datatype_bytes(dt, count);
     if (source == MPI_PROC_NULL) {

@@ -302,12 +302,7 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
         mp_request_complete(req);
         return MPI_SUCCESS;
     }
-    req->buf = (void *)buf;
-    req->count = count;
-    req->dt = dt;
-    req->peer = dest;
-    req->tag = tag;
-    req->comm = comm;
+    mp_request_set_message(req, buf, count, dt, dest, tag, comm);
     req->ctx = comm->ctx + ctx_offset;
     req->bytes = mp_datatype_bytes(dt, count);
     mp_op_hold_type(req);

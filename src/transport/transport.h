@@ -40,6 +40,7 @@
 
 #include "core/core.h"
 #include "datatype/datatype.h"
+#include <string.h>
 #include <sys/uio.h>
 
 #define MP_AGAIN (-11)
@@ -100,6 +101,20 @@ typedef struct mp_payload {
     const mp_datatype *dt;  /* NULL: raw bytes at buf */
     size_t offset, len;
 } mp_payload;
+/* Copies a payload's bytes to dst (len bytes; nothing for NULL), packing non-contiguous types:
+ * what every transport does to put a payload into its buffers (inline: it is on the send
+ * path of every eager message). */
+static inline void mp_payload_copy(void *dst, const mp_payload *p)
+{
+    if (p == NULL || p->len == 0)
+        return;
+    if (p->dt == NULL)
+        memcpy(dst, (const char *)p->buf + p->offset, p->len);
+    else if (p->dt->is_contig)
+        memcpy(dst, (const char *)p->buf + p->dt->true_lb + p->offset, p->len);
+    else
+        mp_pack(p->buf, p->count, p->dt, p->offset, dst, p->len);
+}
 
 typedef struct mp_transport {
     const char *name;

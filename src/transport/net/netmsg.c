@@ -20,18 +20,6 @@
 
 #define MP_NET_INLINE_MAX MP_NET_INJECT  /* largest packet built on the stack for fi_inject */
 
-static void copy_payload(void *dst, const mp_payload *p)
-{
-    if (p == NULL || p->len == 0)
-        return;
-    if (p->dt == NULL)
-        memcpy(dst, (const char *)p->buf + p->offset, p->len);
-    else if (p->dt->is_contig)
-        memcpy(dst, (const char *)p->buf + p->dt->true_lb + p->offset, p->len);
-    else
-        mp_pack(p->buf, p->count, p->dt, p->offset, dst, p->len);
-}
-
 static uint16_t take_owed(mp_net_peer *p)
 {
     int n = p->owed > 0xffff ? 0xffff : p->owed;
@@ -92,7 +80,7 @@ static int net_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
         memcpy(bytes + sizeof w, &h, sizeof h);
         if (with_key)
             memcpy(bytes + sizeof w + sizeof h, &key, sizeof key);
-        copy_payload(bytes + head, payload);
+        mp_payload_copy(bytes + head, payload);
         rc = post(world_peer, NULL, bytes, total);
     } else {
         mp_net_buf *b = send_buf();
@@ -104,7 +92,7 @@ static int net_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
         memcpy(b->data + sizeof w, &h, sizeof h);
         if (with_key)
             memcpy(b->data + sizeof w + sizeof h, &key, sizeof key);
-        copy_payload(b->data + head, payload);
+        mp_payload_copy(b->data + head, payload);
         rc = post(world_peer, b, NULL, total);
         if (rc != 0)
             send_buf_release(b);

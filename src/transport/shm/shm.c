@@ -14,18 +14,6 @@
 #include "transport/shm/wait.h"
 #include <string.h>
 
-static void copy_payload(void *dst, const mp_payload *p)
-{
-    if (p == NULL || p->len == 0)
-        return;
-    if (p->dt == NULL)
-        memcpy(dst, (const char *)p->buf + p->offset, p->len);
-    else if (p->dt->is_contig)
-        memcpy(dst, (const char *)p->buf + p->dt->true_lb + p->offset, p->len);
-    else
-        mp_pack(p->buf, p->count, p->dt, p->offset, dst, p->len);
-}
-
 /* Finds a free chunk of our pool, or returns -1. */
 static int64_t chunk_alloc(void)
 {
@@ -68,19 +56,19 @@ static int shm_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     size_t len = payload ? payload->len : 0;
     if (len <= MP_CELL_INLINE) {
         cell->chunk = 0;
-        copy_payload(cell->data, payload);
+        mp_payload_copy(cell->data, payload);
     } else {
         int64_t idx = chunk_alloc();
         if (idx < 0)
             return MP_AGAIN;
-        copy_payload(mp_shm_chunk(mp_shm.me, (uint32_t)idx) + 1, payload);
+        mp_payload_copy(mp_shm_chunk(mp_shm.me, (uint32_t)idx) + 1, payload);
         cell->chunk = (uint32_t)idx + 1;
     }
     publish(peer, world_peer, cell, hdr, len);
     return 0;
 }
 
-/* The fast path's packet: raw bytes, no datatype engine (copy_payload's memcpy branch). */
+/* The fast path's packet: raw bytes, no datatype engine (mp_payload_copy's memcpy branch). */
 static int shm_send_bytes(int world_peer, const mp_hdr *hdr, const void *data, size_t len)
 {
     mp_payload raw = { data, 0, NULL, 0, len };
