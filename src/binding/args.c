@@ -24,10 +24,8 @@ int mp_err(const char *func, int cls, const char *fmt, ...)
     return mp_error_code(cls, "%s: %s", func, text);
 }
 
-int mp_chk_initialized(const char *func)
+int mp_chk_initialized_fail(const char *func)
 {
-    if (MP_LIKELY(mp_world.initialized && !mp_world.finalized))
-        return MPI_SUCCESS;
     return mp_err(func, MPI_ERR_OTHER, "called %s MPI_Init",
                   mp_world.finalized ? "after MPI_Finalize, not before" : "before");
 }
@@ -71,6 +69,40 @@ int mp_chk_info(const char *func, MPI_Info h)
     if (h == MPI_INFO_NULL || mp_info_get(h))
         return MPI_SUCCESS;
     return mp_err(func, MPI_ERR_INFO, "invalid info handle 0x%x", (unsigned)h);
+}
+
+int mp_chk_info_obj(const char *func, MPI_Info h, mp_info **out)
+{
+    int err = mp_chk_initialized(func);
+    if (err)
+        return err;
+    *out = h == MPI_INFO_NULL ? NULL : mp_info_get(h);
+    if (!*out)
+        return mp_err(func, MPI_ERR_INFO, "invalid info handle 0x%x", (unsigned)h);
+    return MPI_SUCCESS;
+}
+
+int mp_chk_type(const char *func, MPI_Datatype h, const char *name, int flags,
+                mp_datatype **out)
+{
+    int err = mp_chk_initialized(func);
+    if (err)
+        return err;
+    mp_datatype *dt = mp_datatype_get(h);
+    *out = NULL;
+    if (h == MPI_DATATYPE_NULL)
+        return (flags & MP_TYPE_NULL_OK) ? MPI_SUCCESS
+             : mp_err(func, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", name);
+    if (dt == NULL || !mp_datatype_user_valid(dt))
+        return mp_err(func, MPI_ERR_TYPE, "%s 0x%x is not a valid datatype", name, (unsigned)h);
+    if (!(flags & MP_TYPE_MARKERS) && (h == MPI_LB || h == MPI_UB))
+        return mp_err(func, MPI_ERR_TYPE, "%s is the bound marker %s, which only "
+                      "MPI_Type_struct accepts", name, dt->name);
+    if (!(flags & MP_TYPE_UNCOMMITTED) && !dt->committed)
+        return mp_err(func, MPI_ERR_TYPE, "%s 0x%x is not committed (call MPI_Type_commit "
+                      "first)", name, (unsigned)h);
+    *out = dt;
+    return MPI_SUCCESS;
 }
 
 int mp_chk_count(const char *func, MPI_Aint count)
@@ -143,10 +175,8 @@ int mp_chk_buffer(const char *func, const void *buf, MPI_Aint count, const mp_da
     return mp_err(func, MPI_ERR_BUFFER, "invalid buffer NULL for %ld elements", (long)count);
 }
 
-int mp_chk_out(const char *func, const void *p, const char *name)
+int mp_chk_out_fail(const char *func, const char *name)
 {
-    if (MP_LIKELY(p != NULL))
-        return MPI_SUCCESS;
     return mp_err(func, MPI_ERR_ARG, "%s is NULL", name);
 }
 

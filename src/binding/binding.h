@@ -53,12 +53,29 @@ MPI_Aint *mp_counts_widen(mp_counts c, int n);
 /* An error code of class cls with the message "func: <fmt>", raised through no handler. */
 int mp_err(const char *func, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Argument checks: MPI_SUCCESS or an error code (not raised) naming func and the argument. */
-int mp_chk_initialized(const char *func);              /* MPI_Init called, not finalized */
+/* Argument checks: MPI_SUCCESS or an error code (not raised) naming func and the argument.
+ * The two that every call makes are inline compares with the message out of line. */
+int mp_chk_initialized_fail(const char *func);
+int mp_chk_out_fail(const char *func, const char *name);
+static inline int mp_chk_initialized(const char *func)     /* MPI_Init called, not finalized */
+{
+    return MP_LIKELY(mp_world.initialized && !mp_world.finalized) ? MPI_SUCCESS
+                                                                   : mp_chk_initialized_fail(func);
+}
+static inline int mp_chk_out(const char *func, const void *p, const char *name)   /* not NULL */
+{
+    return MP_LIKELY(p != NULL) ? MPI_SUCCESS : mp_chk_out_fail(func, name);
+}
 int mp_chk_comm(const char *func, MPI_Comm h, mp_comm **out);
 int mp_chk_win(const char *func, MPI_Win h, mp_win **out);
 int mp_chk_group(const char *func, MPI_Group h, const char *name, mp_group **out);
 int mp_chk_info(const char *func, MPI_Info h);          /* valid or MPI_INFO_NULL */
+int mp_chk_info_obj(const char *func, MPI_Info h, mp_info **out);   /* valid, not NULL */
+/* A datatype argument `name`: valid; committed unless MP_TYPE_UNCOMMITTED; MPI_LB/MPI_UB only
+ * with MP_TYPE_MARKERS; MPI_DATATYPE_NULL (*out = NULL) only with MP_TYPE_NULL_OK. */
+enum { MP_TYPE_UNCOMMITTED = 1, MP_TYPE_MARKERS = 2, MP_TYPE_NULL_OK = 4 };
+int mp_chk_type(const char *func, MPI_Datatype h, const char *name, int flags,
+                mp_datatype **out);
 int mp_chk_count(const char *func, MPI_Aint count);
 /* valid, committed (predefined types always are), not MPI_LB/MPI_UB; count >= 0 */
 int mp_chk_datatype(const char *func, MPI_Datatype h, MPI_Aint count, mp_datatype **out);
@@ -67,7 +84,6 @@ int mp_chk_rank(const char *func, const mp_comm *comm, int rank, int allow);
 int mp_chk_root(const char *func, const mp_comm *comm, int root);
 int mp_chk_tag(const char *func, int tag, int allow);
 int mp_chk_buffer(const char *func, const void *buf, MPI_Aint count, const mp_datatype *dt);
-int mp_chk_out(const char *func, const void *p, const char *name);   /* not NULL */
 int mp_chk_not_in_place(const char *func, const void *buf);
 int mp_chk_assert(const char *func, int assert, int allowed);       /* MPI_MODE_* bits */
 /* A new inactive persistent collective request for an MPI_<coll>_init call. */

@@ -1,6 +1,9 @@
 /* request.c -- completion of user requests: Wait/Test in all their forms, Request_free,
  * Cancel, generalized requests.  MemPI, BSD-3-Clause (see LICENSE).
  *
+ * The entry points are described in src/binding/request.spec; these functions raise their
+ * errors themselves (eh=self), because the handler is the communicator of the request that
+ * failed, which only they know.
  * Three kinds of user request reach these functions:
  *   ordinary   (sends, receives, nonblocking collectives): complete when `done` is set;
  *              finishing frees them and resets the user's handle to MPI_REQUEST_NULL;
@@ -90,15 +93,10 @@ static int lookup(const char *F, MPI_Request h, mp_request **out)
     return MPI_SUCCESS;
 }
 
+/* Every handle of an array (count and array checked by the description). */
 static int check_array(const char *F, int count, const MPI_Request reqs[])
 {
     int err;
-    if ((err = mp_arg_initialized(F)))
-        return err;
-    if (count < 0)
-        return mp_error(NULL, MPI_ERR_COUNT, F, "invalid count %d", count);
-    if (count > 0 && reqs == NULL)
-        return mp_error(NULL, MPI_ERR_ARG, F, "invalid request array NULL");
     for (int i = 0; i < count; i++) {
         mp_request *r;
         if ((err = lookup(F, reqs[i], &r)))
@@ -137,14 +135,11 @@ static void wait_done(mp_request *r)
         }
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+int mp_do_wait(const char *F, MPI_Request *request, MPI_Status *status)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Wait";
     mp_request *r;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
-        (err = lookup(F, *request, &r)))
+    int err = lookup(F, *request, &r);
+    if (err)
         return err;
     if (r == NULL) {
         empty_status(status);
@@ -154,16 +149,12 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     mp_comm *comm = err_comm(r);
     return mp_ret(comm, F, req_finish(r, request, status));
 }
-#pragma weak MPI_Wait = PMPI_Wait
 
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+int mp_do_test(const char *F, MPI_Request *request, int *flag, MPI_Status *status)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Test";
     mp_request *r;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
-        (err = lookup(F, *request, &r)))
+    int err = lookup(F, *request, &r);
+    if (err)
         return err;
     if (r == NULL) {
         *flag = 1;
@@ -178,7 +169,6 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     mp_comm *comm = err_comm(r);
     return mp_ret(comm, F, req_finish(r, request, status));
 }
-#pragma weak MPI_Test = PMPI_Test
 
 /* Finishes the complete requests reqs[at[k]] (at == NULL: reqs[k]; null handles give empty
  * statuses) into statuses[k], k < n.  The statuses' MPI_ERROR fields are written if and only
@@ -209,10 +199,8 @@ static int finish_list(const char *F, int n, MPI_Request reqs[], const int at[],
     return bad ? mp_error_raise(bad, MPI_ERR_IN_STATUS, F) : MPI_SUCCESS;
 }
 
-int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+int mp_do_waitall(const char *F, int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Waitall";
     int err = check_array(F, count, reqs);
     if (err)
         return err;
@@ -223,12 +211,10 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     }
     return finish_list(F, count, reqs, NULL, statuses);
 }
-#pragma weak MPI_Waitall = PMPI_Waitall
 
-int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+int mp_do_testall(const char *F, int count, MPI_Request reqs[], int *flag,
+                  MPI_Status statuses[])
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Testall";
     int err = check_array(F, count, reqs);
     if (err)
         return err;
@@ -243,7 +229,6 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
     *flag = 1;
     return finish_list(F, count, reqs, NULL, statuses);
 }
-#pragma weak MPI_Testall = PMPI_Testall
 
 /* One scan for Waitany/Testany: index of a complete active request, -1 if none is complete,
  * -2 if no request is active. */
@@ -269,10 +254,9 @@ static int finish_one(const char *F, MPI_Request reqs[], int i, int *index, MPI_
     return mp_ret(comm, F, req_finish(r, &reqs[i], status));
 }
 
-int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+int mp_do_waitany(const char *F, int count, MPI_Request reqs[], int *index,
+                  MPI_Status *status)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Waitany";
     int err = check_array(F, count, reqs);
     if (err)
         return err;
@@ -290,12 +274,10 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
             mp_idle(&spins);
     }
 }
-#pragma weak MPI_Waitany = PMPI_Waitany
 
-int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+int mp_do_testany(const char *F, int count, MPI_Request reqs[], int *index, int *flag,
+                  MPI_Status *status)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Testany";
     int err = check_array(F, count, reqs);
     if (err)
         return err;
@@ -314,7 +296,6 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
     }
     return finish_one(F, reqs, i, index, status);
 }
-#pragma weak MPI_Testany = PMPI_Testany
 
 /* Finishes all complete active requests; *outcount = how many, MPI_UNDEFINED if none active. */
 static int some(const char *F, int count, MPI_Request reqs[], int *outcount, int indices[],
@@ -348,27 +329,24 @@ static int some(const char *F, int count, MPI_Request reqs[], int *outcount, int
     }
 }
 
-int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+int mp_do_waitsome(const char *F, int incount, MPI_Request reqs[], int *outcount,
+                   int indices[], MPI_Status statuses[])
 {
-    MP_BIG_LOCK();
-    return some("MPI_Waitsome", incount, reqs, outcount, indices, statuses, 1);
+    return some(F, incount, reqs, outcount, indices, statuses, 1);
 }
-#pragma weak MPI_Waitsome = PMPI_Waitsome
 
-int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+int mp_do_testsome(const char *F, int incount, MPI_Request reqs[], int *outcount,
+                   int indices[], MPI_Status statuses[])
 {
-    MP_BIG_LOCK();
-    return some("MPI_Testsome", incount, reqs, outcount, indices, statuses, 0);
+    return some(F, incount, reqs, outcount, indices, statuses, 0);
 }
-#pragma weak MPI_Testsome = PMPI_Testsome
 
-int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+int mp_do_request_get_status(const char *F, MPI_Request request, int *flag,
+                             MPI_Status *status)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Request_get_status";
     mp_request *r;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = lookup(F, request, &r)))
+    int err = lookup(F, request, &r);
+    if (err)
         return err;
     if (r == NULL || !req_active(r)) {
         *flag = 1;
@@ -392,21 +370,17 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     }
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Request_get_status = PMPI_Request_get_status
 
 static void free_when_complete(mp_request *r)
 {
     mp_request_free(r);
 }
 
-int PMPI_Request_free(MPI_Request *request)
+int mp_do_request_free(const char *F, MPI_Request *request)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Request_free";
     mp_request *r;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
-        (err = lookup(F, *request, &r)))
+    int err = lookup(F, *request, &r);
+    if (err)
         return err;
     if (r == NULL)
         return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
@@ -438,16 +412,12 @@ int PMPI_Request_free(MPI_Request *request)
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Request_free = PMPI_Request_free
 
-int PMPI_Cancel(MPI_Request *request)
+int mp_do_cancel(const char *F, MPI_Request *request)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Cancel";
     mp_request *r;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)) ||
-        (err = lookup(F, *request, &r)))
+    int err = lookup(F, *request, &r);
+    if (err)
         return err;
     if (r == NULL)
         return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
@@ -461,36 +431,12 @@ int PMPI_Cancel(MPI_Request *request)
         return mp_cancel(r);
     return MPI_SUCCESS;                    /* collectives cannot be cancelled */
 }
-#pragma weak MPI_Cancel = PMPI_Cancel
 
-int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+int mp_do_grequest_start(const char *F, MPI_Grequest_query_function *query_fn,
+                         MPI_Grequest_free_function *free_fn,
+                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                         mp_request **req)
 {
-    if (status == NULL || status == MPI_STATUS_IGNORE)
-        return mp_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "invalid status pointer");
-    *flag = mp_status_cancelled(status);
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
-
-int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
-{
-    if (status == NULL || status == MPI_STATUS_IGNORE)
-        return mp_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "invalid status pointer");
-    mp_status_set_cancelled(status, flag);
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
-
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
-                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
-                        MPI_Request *request)
-{
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Grequest_start";
-    MP_OUT_NULL(request, MPI_REQUEST_NULL);
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = mp_arg_request_ptr(F, NULL, request)))
-        return err;
     mp_greq *g = mp_malloc(sizeof *g);
     g->query = query_fn;
     g->free_fn = free_fn;
@@ -499,18 +445,15 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     mp_request *r = mp_request_alloc(MP_REQ_GREQ);
     r->greq = g;
     r->comm = mp_world.comm_world;
-    *request = mp_request_handle(r);
+    *req = r;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Grequest_start = PMPI_Grequest_start
 
-int PMPI_Grequest_complete(MPI_Request request)
+int mp_do_grequest_complete(const char *F, MPI_Request request)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Grequest_complete";
     mp_request *r;
-    int err;
-    if ((err = mp_arg_initialized(F)) || (err = lookup(F, request, &r)))
+    int err = lookup(F, request, &r);
+    if (err)
         return err;
     if (r == NULL || r->kind != MP_REQ_GREQ)
         return mp_error(NULL, MPI_ERR_REQUEST, F, "request 0x%x is not a generalized request",
@@ -518,4 +461,3 @@ int PMPI_Grequest_complete(MPI_Request request)
     mp_request_complete(r);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
