@@ -13,6 +13,7 @@
 #include "rma/rma.h"
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 int mp_err(const char *func, int cls, const char *fmt, ...)
 {
@@ -73,21 +74,16 @@ int mp_chk_info(const char *func, MPI_Info h)
 
 int mp_chk_info_obj(const char *func, MPI_Info h, mp_info **out)
 {
-    int err = mp_chk_initialized(func);
-    if (err)
-        return err;
     *out = h == MPI_INFO_NULL ? NULL : mp_info_get(h);
     if (!*out)
-        return mp_err(func, MPI_ERR_INFO, "invalid info handle 0x%x", (unsigned)h);
+        return mp_err(func, MPI_ERR_INFO, "invalid info handle 0x%x%s", (unsigned)h,
+                      h == MPI_INFO_NULL ? " (MPI_INFO_NULL)" : "");
     return MPI_SUCCESS;
 }
 
 int mp_chk_type(const char *func, MPI_Datatype h, const char *name, int flags,
                 mp_datatype **out)
 {
-    int err = mp_chk_initialized(func);
-    if (err)
-        return err;
     mp_datatype *dt = mp_datatype_get(h);
     *out = NULL;
     if (h == MPI_DATATYPE_NULL)
@@ -248,6 +244,19 @@ int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
         return MPI_SUCCESS;
     }
     return p2p_checks(func, buf, count, dtype, rank, tag, comm_h, allow_rank, allow_tag, comm, dt);
+}
+
+int mp_set_name(char *dst, const char *name)
+{
+    snprintf(dst, MPI_MAX_OBJECT_NAME, "%s", name);
+    return MPI_SUCCESS;
+}
+
+int mp_get_name(const char *src, char *name, int *resultlen)
+{
+    strcpy(name, src);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
 }
 
 MPI_Aint *mp_counts_widen(mp_counts c, int n)

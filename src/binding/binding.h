@@ -118,13 +118,36 @@ int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
 /* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
 int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
 
+/* An object's name (MPI_MAX_OBJECT_NAME bytes at dst) set from the user's string, and read
+ * back with its length: MPI_Comm/Type/Win_set_name and _get_name. */
+int mp_set_name(char *dst, const char *name);
+int mp_get_name(const char *src, char *name, int *resultlen);
+
+/* A new user error handler of kind MP_EH_* (errhandler.c). */
+int mp_new_errhandler(const char *F, int kind, mp_errhandler_fn *fn, MPI_Errhandler *out);
+
 /* The MEMPI_STATS report at MPI_Finalize (stats.c): gathers every rank's counters. */
 void mp_stats_report(void);
 
+/* Keyvals of object kind MP_OBJ_* (attr.c): create, and free (not a predefined one). */
+int mp_new_keyval(const char *F, int objtype, mp_attr_copy_fn *copy, mp_attr_delete_fn *del,
+                  void *extra, int *keyval);
+int mp_free_keyval(const char *F, int objtype, int *keyval);
 /* Attributes of communicators and datatypes with the value in a given language form
  * (comm/comm.h, MP_ATTR_*): what MPI_Comm_set_attr/get_attr do for C, and the Fortran
  * bindings for INTEGER(KIND=MPI_ADDRESS_KIND) and MPI-1 INTEGER values.  fetch stores a
- * void *, an MPI_Aint or an int into *value, by kind. */
+ * void *, an MPI_Aint or an int into *value, by kind.  The mp_do_ forms take the object and
+ * raise nothing; the others are the Fortran binding's entry points (the big lock, the
+ * handle's checks, the error raised). */
+int mp_do_comm_attr_put(const char *F, mp_comm *comm, int keyval, MPI_Aint value, int kind);
+int mp_do_comm_attr_fetch(const char *F, mp_comm *comm, int keyval, void *value, int *flag,
+                          int kind);
+int mp_do_comm_attr_delete(const char *F, mp_comm *comm, int keyval);
+int mp_do_type_attr_put(const char *F, mp_datatype *dt, MPI_Datatype h, int keyval,
+                        MPI_Aint value, int kind);
+int mp_do_type_attr_fetch(const char *F, mp_datatype *dt, int keyval, void *value, int *flag,
+                          int kind);
+int mp_do_type_attr_delete(const char *F, mp_datatype *dt, MPI_Datatype h, int keyval);
 int mp_comm_attr_put(const char *F, MPI_Comm comm, int keyval, MPI_Aint value, int kind);
 int mp_comm_attr_fetch(const char *F, MPI_Comm comm, int keyval, void *value, int *flag,
                        int kind);

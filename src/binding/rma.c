@@ -3,7 +3,7 @@
  *
  * src/binding/rma.spec describes every one-sided function; most call the rma layer
  * (src/rma/rma.h) directly.  What is left here: the creation calls, which publish the new
- * window's handle; names, groups, keyvals and error handlers of windows; and the operations,
+ * window's handle; the error handlers of windows; and the operations,
  * whose arguments that need no window state (types, counts, the target rank and
  * displacement, the op) are checked by op_args before the layer checks the rest.  Like the
  * layer, these functions return error codes and raise nothing: the generated entry point
@@ -11,7 +11,6 @@
  */
 #include "binding/binding.h"
 #include "rma/rma.h"
-#include <string.h>
 
 /* ---- creation ---------------------------------------------------------------------------- */
 
@@ -58,59 +57,7 @@ int mp_do_win_create_dynamic(const char *F, MPI_Info info, mp_comm *comm, MPI_Wi
     return publish(mp_win_create_dynamic(F, info, comm, &w), &w, win);
 }
 
-/* ---- queries, names, keyvals, error handlers ---------------------------------------------- */
-
-int mp_do_win_get_group(const char *F, mp_win *win, MPI_Group *group)
-{
-    mp_group *g = mp_comm_local_group(mp_win_comm(win));
-    if (!mp_group_publish(g))
-        return mp_err(F, MPI_ERR_NO_MEM, "too many groups");
-    mp_group_retain(g);
-    *group = g->handle;
-    return MPI_SUCCESS;
-}
-
-int mp_do_win_set_name(const char *F, mp_win *win, const char *name)
-{
-    snprintf(mp_win_name(win), MPI_MAX_OBJECT_NAME, "%s", name);
-    return MPI_SUCCESS;
-}
-
-int mp_do_win_get_name(const char *F, mp_win *win, char *name, int *resultlen)
-{
-    strcpy(name, mp_win_name(win));
-    *resultlen = (int)strlen(name);
-    return MPI_SUCCESS;
-}
-
-int mp_do_win_create_keyval(const char *F, MPI_Win_copy_attr_function *copy,
-                            MPI_Win_delete_attr_function *del, int *keyval, void *extra)
-{
-    if (mp_keyval_create(MP_OBJ_WIN, (mp_attr_copy_fn *)(void *)copy,
-                         (mp_attr_delete_fn *)(void *)del, extra, keyval))
-        return mp_err(F, MPI_ERR_NO_MEM, "too many keyvals");
-    return MPI_SUCCESS;
-}
-
-int mp_do_win_free_keyval(const char *F, int *keyval)
-{
-    if (mp_keyval_is_predefined(*keyval))
-        return mp_err(F, MPI_ERR_KEYVAL, "cannot free the predefined keyval 0x%x",
-                      (unsigned)*keyval);
-    if (mp_keyval_free(MP_OBJ_WIN, keyval))
-        return mp_err(F, MPI_ERR_KEYVAL, "invalid window keyval 0x%x", (unsigned)*keyval);
-    return MPI_SUCCESS;
-}
-
-int mp_do_win_create_errhandler(const char *F, MPI_Win_errhandler_function *fn,
-                                MPI_Errhandler *out)
-{
-    if (!fn)
-        return mp_err(F, MPI_ERR_ARG, "win_errhandler_fn is NULL");
-    if (mp_errhandler_create(MP_EH_WIN, (mp_errhandler_fn *)(void *)fn, out))
-        return mp_err(F, MPI_ERR_NO_MEM, "too many error handlers");
-    return MPI_SUCCESS;
-}
+/* ---- error handlers ------------------------------------------------------------------------ */
 
 int mp_do_win_set_errhandler(const char *F, mp_win *win, MPI_Errhandler eh)
 {

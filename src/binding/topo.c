@@ -1,9 +1,12 @@
-/* topo.c -- process topologies: cartesian, graph and distributed graph entry points.  MemPI, BSD-3-Clause (see LICENSE). */
-/*
- * Topology constructors build the new communicator with the comm layer (a split that keeps
- * the first N ranks for cartesian and graph topologies, a dup for distributed graphs) and
- * attach an mp_topo (src/comm/topo.c).  MemPI does not reorder ranks: `reorder` is accepted
- * and ignored, which the standard allows, so MPI_Cart_map/MPI_Graph_map return the identity.
+/* topo.c -- process topologies: Cartesian, graph and distributed graph.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * The entry points are described in src/binding/topo.spec; errors go through the
+ * communicator's handler (MPI_COMM_WORLD's for MPI_Dims_create).  Topology constructors
+ * build the new communicator with the comm layer (a split that keeps the first N ranks for
+ * cartesian and graph topologies, a dup for distributed graphs) and attach an mp_topo
+ * (src/comm/topo.c).  MemPI does not reorder ranks: `reorder` is accepted and ignored, which
+ * the standard allows, so MPI_Cart_map/MPI_Graph_map return the identity.
  *
  * MPI_Dims_create divides nnodes by the fixed dimensions and spreads the rest over the free
  * ones with mp_dims_balanced (comm/topo.c: the most balanced factorisation, as MPICH picks
@@ -17,23 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int arg_ptr(const char *F, mp_comm *comm, const void *p, const char *name)
-{
-    return p ? MPI_SUCCESS : mp_error(comm, MPI_ERR_ARG, F, "%s is NULL", name);
-}
-
 static int arg_intra(const char *F, mp_comm *comm)
 {
-    return comm->is_inter ? mp_error(comm, MPI_ERR_COMM, F,
-                                     "communicator is an intercommunicator") : MPI_SUCCESS;
+    return comm->is_inter ? mp_err(F, MPI_ERR_COMM, "communicator is an intercommunicator")
+                          : MPI_SUCCESS;
 }
 
 static int arg_topo(const char *F, mp_comm *comm, int kind, mp_topo **out)
 {
     static const char *const names[] = { "", "graph", "cartesian", "distributed graph" };
     if (!comm->topo || comm->topo->kind != kind)
-        return mp_error(comm, MPI_ERR_TOPOLOGY, F, "communicator has no %s topology",
-                        names[kind]);
+        return mp_err(F, MPI_ERR_TOPOLOGY, "communicator has no %s topology", names[kind]);
     *out = comm->topo;
     return MPI_SUCCESS;
 }
@@ -54,7 +51,7 @@ static int attach_first(const char *F, mp_comm *comm, int n, mp_topo *t, MPI_Com
     int err = mp_comm_split_internal(comm, comm->rank < n ? 0 : MPI_UNDEFINED, comm->rank, &c);
     if (err) {
         mp_topo_free(t);
-        return mp_ret(comm, F, err);
+        return err;
     }
     if (!c) {
         mp_topo_free(t);
@@ -72,13 +69,13 @@ static int attach_first(const char *F, mp_comm *comm, int n, mp_topo *t, MPI_Com
 static int check_dims(const char *F, mp_comm *comm, int ndims, const int dims[], long *prod)
 {
     if (ndims < 0)
-        return mp_error(comm, MPI_ERR_DIMS, F, "invalid ndims %d", ndims);
+        return mp_err(F, MPI_ERR_DIMS, "invalid ndims %d", ndims);
     if (ndims > 0 && !dims)
-        return mp_error(comm, MPI_ERR_ARG, F, "dims is NULL");
+        return mp_err(F, MPI_ERR_ARG, "dims is NULL");
     long p = 1;
     for (int d = 0; d < ndims; d++) {
         if (dims[d] <= 0)
-            return mp_error(comm, MPI_ERR_DIMS, F, "invalid dims[%d] = %d", d, dims[d]);
+            return mp_err(F, MPI_ERR_DIMS, "invalid dims[%d] = %d", d, dims[d]);
         p *= dims[d];
         if (p > comm->size)
             break;
@@ -99,76 +96,63 @@ static mp_topo *cart_topo(int ndims, const int dims[], const int periods[])
     return t;
 }
 
-int PMPI_Cart_create(MPI_Comm h, int ndims, const int dims[], const int periods[], int reorder,
-                     MPI_Comm *comm_cart)
+int mp_do_cart_create(const char *F, mp_comm *comm, int ndims, const int dims[],
+                      const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Cart_create";
-    MP_OUT_NULL(comm_cart, MPI_COMM_NULL);
-    mp_comm *comm;
     long prod;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
-        (err = arg_ptr(F, comm, comm_cart, "comm_cart")) ||
+    if ((err = arg_intra(F, comm)) ||
         (err = check_dims(F, comm, ndims, dims, &prod)))
         return err;
     if (ndims > 0 && !periods)
-        return mp_error(comm, MPI_ERR_ARG, F, "periods is NULL");
+        return mp_err(F, MPI_ERR_ARG, "periods is NULL");
     if (prod > comm->size)
-        return mp_error(comm, MPI_ERR_TOPOLOGY, F,
-                        "the grid has more points than the %d processes of the communicator",
-                        comm->size);
+        return mp_err(F, MPI_ERR_TOPOLOGY,
+                      "the grid has more points than the %d processes of the communicator",
+                      comm->size);
     return attach_first(F, comm, (int)prod, cart_topo(ndims, dims, periods), comm_cart);
 }
-#pragma weak MPI_Cart_create = PMPI_Cart_create
 
-int PMPI_Cart_map(MPI_Comm h, int ndims, const int dims[], const int periods[], int *newrank)
+int mp_do_cart_map(const char *F, mp_comm *comm, int ndims, const int dims[], const int periods[],
+                   int *newrank)
 {
-    static const char *const F = "MPI_Cart_map";
-    mp_comm *comm;
     long prod;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
-        (err = arg_ptr(F, comm, newrank, "newrank")) ||
+    if ((err = arg_intra(F, comm)) ||
+        (err = mp_chk_out(F, newrank, "newrank")) ||
         (err = check_dims(F, comm, ndims, dims, &prod)))
         return err;
     if (prod > comm->size)
-        return mp_error(comm, MPI_ERR_TOPOLOGY, F,
-                        "the grid has more points than the %d processes of the communicator",
-                        comm->size);
+        return mp_err(F, MPI_ERR_TOPOLOGY,
+                      "the grid has more points than the %d processes of the communicator",
+                      comm->size);
     *newrank = comm->rank < prod ? comm->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Cart_map = PMPI_Cart_map
 
-int PMPI_Cartdim_get(MPI_Comm h, int *ndims)
+int mp_do_cartdim_get(const char *F, mp_comm *comm, int *ndims)
 {
-    static const char *const F = "MPI_Cartdim_get";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
-        (err = arg_ptr(F, comm, ndims, "ndims")))
+    if ((err = arg_topo(F, comm, MPI_CART, &t)) ||
+        (err = mp_chk_out(F, ndims, "ndims")))
         return err;
     *ndims = t->ndims;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 
-int PMPI_Cart_get(MPI_Comm h, int maxdims, int dims[], int periods[], int coords[])
+int mp_do_cart_get(const char *F, mp_comm *comm, int maxdims, int dims[], int periods[],
+                   int coords[])
 {
-    static const char *const F = "MPI_Cart_get";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)))
+    if ((err = arg_topo(F, comm, MPI_CART, &t)))
         return err;
     if (maxdims < t->ndims)
-        return mp_error(comm, MPI_ERR_ARG, F, "maxdims %d is smaller than ndims %d", maxdims,
-                        t->ndims);
-    if (t->ndims > 0 && ((err = arg_ptr(F, comm, dims, "dims")) ||
-                         (err = arg_ptr(F, comm, periods, "periods")) ||
-                         (err = arg_ptr(F, comm, coords, "coords"))))
+        return mp_err(F, MPI_ERR_ARG, "maxdims %d is smaller than ndims %d", maxdims, t->ndims);
+    if (t->ndims > 0 && ((err = mp_chk_out(F, dims, "dims")) ||
+                         (err = mp_chk_out(F, periods, "periods")) ||
+                         (err = mp_chk_out(F, coords, "coords"))))
         return err;
     for (int d = 0; d < t->ndims; d++) {
         dims[d] = t->dims[d];
@@ -178,80 +162,65 @@ int PMPI_Cart_get(MPI_Comm h, int maxdims, int dims[], int periods[], int coords
         mp_cart_coords_of(t, comm->rank, coords);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Cart_get = PMPI_Cart_get
 
-int PMPI_Cart_rank(MPI_Comm h, const int coords[], int *rank)
+int mp_do_cart_rank(const char *F, mp_comm *comm, const int coords[], int *rank)
 {
-    static const char *const F = "MPI_Cart_rank";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
-        (err = arg_ptr(F, comm, rank, "rank")))
+    if ((err = arg_topo(F, comm, MPI_CART, &t)) ||
+        (err = mp_chk_out(F, rank, "rank")))
         return err;
-    if (t->ndims > 0 && (err = arg_ptr(F, comm, coords, "coords")))
+    if (t->ndims > 0 && (err = mp_chk_out(F, coords, "coords")))
         return err;
     if (mp_cart_rank_of(t, coords, rank)) {
         for (int d = 0; d < t->ndims; d++)
             if (!t->periods[d] && (coords[d] < 0 || coords[d] >= t->dims[d]))
-                return mp_error(comm, MPI_ERR_ARG, F,
-                                "coords[%d] = %d is outside the non-periodic dimension of "
-                                "size %d", d, coords[d], t->dims[d]);
+                return mp_err(F, MPI_ERR_ARG,
+                              "coords[%d] = %d is outside the non-periodic dimension of size %d",
+                              d, coords[d], t->dims[d]);
     }
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Cart_rank = PMPI_Cart_rank
 
-int PMPI_Cart_coords(MPI_Comm h, int rank, int maxdims, int coords[])
+int mp_do_cart_coords(const char *F, mp_comm *comm, int rank, int maxdims, int coords[])
 {
-    static const char *const F = "MPI_Cart_coords";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)))
+    if ((err = arg_topo(F, comm, MPI_CART, &t)))
         return err;
     if (rank < 0 || rank >= comm->size)
-        return mp_error(comm, MPI_ERR_RANK, F, "invalid rank %d in a communicator of size %d",
-                        rank, comm->size);
+        return mp_err(F, MPI_ERR_RANK, "invalid rank %d in a communicator of size %d", rank,
+                      comm->size);
     if (maxdims < t->ndims)
-        return mp_error(comm, MPI_ERR_ARG, F, "maxdims %d is smaller than ndims %d", maxdims,
-                        t->ndims);
-    if (t->ndims > 0 && (err = arg_ptr(F, comm, coords, "coords")))
+        return mp_err(F, MPI_ERR_ARG, "maxdims %d is smaller than ndims %d", maxdims, t->ndims);
+    if (t->ndims > 0 && (err = mp_chk_out(F, coords, "coords")))
         return err;
     mp_cart_coords_of(t, rank, coords);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Cart_coords = PMPI_Cart_coords
 
-int PMPI_Cart_shift(MPI_Comm h, int direction, int disp, int *source, int *dest)
+int mp_do_cart_shift(const char *F, mp_comm *comm, int direction, int disp, int *source, int *dest)
 {
-    static const char *const F = "MPI_Cart_shift";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
-        (err = arg_ptr(F, comm, source, "rank_source")) ||
-        (err = arg_ptr(F, comm, dest, "rank_dest")))
+    if ((err = arg_topo(F, comm, MPI_CART, &t)) ||
+        (err = mp_chk_out(F, source, "rank_source")) ||
+        (err = mp_chk_out(F, dest, "rank_dest")))
         return err;
     if (direction < 0 || direction >= t->ndims)
-        return mp_error(comm, MPI_ERR_ARG, F, "invalid direction %d for %d dimensions",
-                        direction, t->ndims);
+        return mp_err(F, MPI_ERR_ARG, "invalid direction %d for %d dimensions", direction,
+                      t->ndims);
     return mp_cart_shift_of(t, comm->rank, direction, disp, source, dest);
 }
-#pragma weak MPI_Cart_shift = PMPI_Cart_shift
 
-int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
+int mp_do_cart_sub(const char *F, mp_comm *comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Cart_sub";
-    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
-    mp_comm *comm, *c;
+    mp_comm *c;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_CART, &t)) ||
-        (err = arg_ptr(F, comm, newcomm, "newcomm")))
+    if ((err = arg_topo(F, comm, MPI_CART, &t)))
         return err;
-    if (t->ndims > 0 && (err = arg_ptr(F, comm, remain_dims, "remain_dims")))
+    if (t->ndims > 0 && (err = mp_chk_out(F, remain_dims, "remain_dims")))
         return err;
     int *coords = mp_malloc(sizeof(int) * (size_t)(t->ndims ? t->ndims : 1));
     mp_cart_coords_of(t, comm->rank, coords);
@@ -267,7 +236,7 @@ int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
     }
     free(coords);
     if ((err = mp_comm_split_internal(comm, color, key, &c)))
-        return mp_ret(comm, F, err);
+        return err;
     mp_topo *s = mp_calloc(1, sizeof *s);
     s->kind = MPI_CART;
     s->ndims = kept;
@@ -282,25 +251,23 @@ int PMPI_Cart_sub(MPI_Comm h, const int remain_dims[], MPI_Comm *newcomm)
     *newcomm = c->handle;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Cart_sub = PMPI_Cart_sub
 
-int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+int mp_do_dims_create(const char *F, int nnodes, int ndims, int dims[])
 {
-    static const char *const F = "MPI_Dims_create";
     int err;
     if ((err = mp_arg_initialized(F)))
         return err;
     if (nnodes < 0)
-        return mp_error(NULL, MPI_ERR_ARG, F, "invalid nnodes %d", nnodes);
+        return mp_err(F, MPI_ERR_ARG, "invalid nnodes %d", nnodes);
     if (ndims < 0)
-        return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d", ndims);
+        return mp_err(F, MPI_ERR_DIMS, "invalid ndims %d", ndims);
     if (ndims > 0 && !dims)
-        return mp_error(NULL, MPI_ERR_ARG, F, "dims is NULL");
+        return mp_err(F, MPI_ERR_ARG, "dims is NULL");
     long fixed = 1;
     int nfree = 0;
     for (int d = 0; d < ndims; d++) {
         if (dims[d] < 0)
-            return mp_error(NULL, MPI_ERR_DIMS, F, "invalid dims[%d] = %d", d, dims[d]);
+            return mp_err(F, MPI_ERR_DIMS, "invalid dims[%d] = %d", d, dims[d]);
         if (dims[d] == 0)
             nfree++;
         else
@@ -308,18 +275,18 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     }
     if (nnodes == 0) {
         if (nfree < ndims)
-            return mp_error(NULL, MPI_ERR_DIMS, F, "nnodes is 0 but some dims are fixed");
+            return mp_err(F, MPI_ERR_DIMS, "nnodes is 0 but some dims are fixed");
         return MPI_SUCCESS;          /* nothing to distribute; leave zeros (as MPICH) */
     }
     if (fixed == 0 || nnodes % fixed)
-        return mp_error(NULL, MPI_ERR_DIMS, F,
-                        "nnodes %d is not a multiple of the product %ld of the fixed dims",
-                        nnodes, fixed);
+        return mp_err(F, MPI_ERR_DIMS,
+                      "nnodes %d is not a multiple of the product %ld of the fixed dims", nnodes,
+                      fixed);
     int m = (int)(nnodes / fixed);
     if (nfree == 0) {
         if (m != 1)
-            return mp_error(NULL, MPI_ERR_DIMS, F,
-                            "the fixed dims multiply to %ld, not nnodes %d", fixed, nnodes);
+            return mp_err(F, MPI_ERR_DIMS, "the fixed dims multiply to %ld, not nnodes %d", fixed,
+                          nnodes);
         return MPI_SUCCESS;
     }
     int *best = mp_malloc(sizeof(int) * (size_t)nfree);
@@ -330,38 +297,31 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     free(best);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Dims_create = PMPI_Dims_create
 
 /* ---------------------------------------------------------------------------------------------
  * Graph
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Graph_create(MPI_Comm h, int nnodes, const int index[], const int edges[], int reorder,
-                      MPI_Comm *comm_graph)
+int mp_do_graph_create(const char *F, mp_comm *comm, int nnodes, const int index[],
+                       const int edges[], int reorder, MPI_Comm *comm_graph)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Graph_create";
-    MP_OUT_NULL(comm_graph, MPI_COMM_NULL);
-    mp_comm *comm;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
-        (err = arg_ptr(F, comm, comm_graph, "comm_graph")))
+    if ((err = arg_intra(F, comm)))
         return err;
     if (nnodes < 0 || nnodes > comm->size)
-        return mp_error(comm, MPI_ERR_ARG, F,
-                        "invalid nnodes %d for a communicator of size %d", nnodes, comm->size);
-    if (nnodes > 0 && ((err = arg_ptr(F, comm, index, "index"))))
+        return mp_err(F, MPI_ERR_ARG, "invalid nnodes %d for a communicator of size %d", nnodes,
+                      comm->size);
+    if (nnodes > 0 && ((err = mp_chk_out(F, index, "index"))))
         return err;
     int nedges = nnodes ? index[nnodes - 1] : 0;
     for (int i = 0; i < nnodes; i++)
         if (index[i] < 0 || (i > 0 && index[i] < index[i - 1]))
-            return mp_error(comm, MPI_ERR_ARG, F, "index[%d] = %d is negative or decreasing",
-                            i, index[i]);
-    if (nedges > 0 && (err = arg_ptr(F, comm, edges, "edges")))
+            return mp_err(F, MPI_ERR_ARG, "index[%d] = %d is negative or decreasing", i, index[i]);
+    if (nedges > 0 && (err = mp_chk_out(F, edges, "edges")))
         return err;
     for (int e = 0; e < nedges; e++)
         if (edges[e] < 0 || edges[e] >= nnodes)
-            return mp_error(comm, MPI_ERR_ARG, F, "edges[%d] = %d is not a node (nnodes %d)",
-                            e, edges[e], nnodes);
+            return mp_err(F, MPI_ERR_ARG, "edges[%d] = %d is not a node (nnodes %d)", e, edges[e],
+                          nnodes);
     mp_topo *t = mp_calloc(1, sizeof *t);
     t->kind = MPI_GRAPH;
     t->nnodes = nnodes;
@@ -370,54 +330,46 @@ int PMPI_Graph_create(MPI_Comm h, int nnodes, const int index[], const int edges
     t->edges = dup_ints(edges, nedges);
     return attach_first(F, comm, nnodes, t, comm_graph);
 }
-#pragma weak MPI_Graph_create = PMPI_Graph_create
 
-int PMPI_Graph_map(MPI_Comm h, int nnodes, const int index[], const int edges[], int *newrank)
+int mp_do_graph_map(const char *F, mp_comm *comm, int nnodes, const int index[],
+                    const int edges[], int *newrank)
 {
-    static const char *const F = "MPI_Graph_map";
-    mp_comm *comm;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
-        (err = arg_ptr(F, comm, newrank, "newrank")))
+    if ((err = arg_intra(F, comm)) ||
+        (err = mp_chk_out(F, newrank, "newrank")))
         return err;
     if (nnodes < 1 || nnodes > comm->size)
-        return mp_error(comm, MPI_ERR_ARG, F,
-                        "invalid nnodes %d for a communicator of size %d", nnodes, comm->size);
+        return mp_err(F, MPI_ERR_ARG, "invalid nnodes %d for a communicator of size %d", nnodes,
+                      comm->size);
     *newrank = comm->rank < nnodes ? comm->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Graph_map = PMPI_Graph_map
 
-int PMPI_Graphdims_get(MPI_Comm h, int *nnodes, int *nedges)
+int mp_do_graphdims_get(const char *F, mp_comm *comm, int *nnodes, int *nedges)
 {
-    static const char *const F = "MPI_Graphdims_get";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
-        (err = arg_ptr(F, comm, nnodes, "nnodes")) || (err = arg_ptr(F, comm, nedges, "nedges")))
+    if ((err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
+        (err = mp_chk_out(F, nnodes, "nnodes")) || (err = mp_chk_out(F, nedges, "nedges")))
         return err;
     *nnodes = t->nnodes;
     *nedges = t->nedges;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
 
-int PMPI_Graph_get(MPI_Comm h, int maxindex, int maxedges, int index[], int edges[])
+int mp_do_graph_get(const char *F, mp_comm *comm, int maxindex, int maxedges, int index[],
+                    int edges[])
 {
-    static const char *const F = "MPI_Graph_get";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)))
+    if ((err = arg_topo(F, comm, MPI_GRAPH, &t)))
         return err;
     if (maxindex < 0 || maxedges < 0)
-        return mp_error(comm, MPI_ERR_ARG, F, "invalid maxindex %d or maxedges %d", maxindex,
-                        maxedges);
+        return mp_err(F, MPI_ERR_ARG, "invalid maxindex %d or maxedges %d", maxindex, maxedges);
     int ni = maxindex < t->nnodes ? maxindex : t->nnodes;
     int ne = maxedges < t->nedges ? maxedges : t->nedges;
-    if ((ni > 0 && (err = arg_ptr(F, comm, index, "index"))) ||
-        (ne > 0 && (err = arg_ptr(F, comm, edges, "edges"))))
+    if ((ni > 0 && (err = mp_chk_out(F, index, "index"))) ||
+        (ne > 0 && (err = mp_chk_out(F, edges, "edges"))))
         return err;
     if (ni > 0)
         memcpy(index, t->index, sizeof(int) * (size_t)ni);
@@ -425,65 +377,54 @@ int PMPI_Graph_get(MPI_Comm h, int maxindex, int maxedges, int index[], int edge
         memcpy(edges, t->edges, sizeof(int) * (size_t)ne);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Graph_get = PMPI_Graph_get
 
 static int graph_rank_arg(const char *F, mp_comm *comm, mp_topo *t, int rank)
 {
     if (rank < 0 || rank >= t->nnodes)
-        return mp_error(comm, MPI_ERR_RANK, F, "invalid rank %d in a graph of %d nodes", rank,
-                        t->nnodes);
+        return mp_err(F, MPI_ERR_RANK, "invalid rank %d in a graph of %d nodes", rank, t->nnodes);
     return MPI_SUCCESS;
 }
 
-int PMPI_Graph_neighbors_count(MPI_Comm h, int rank, int *nneighbors)
+int mp_do_graph_neighbors_count(const char *F, mp_comm *comm, int rank, int *nneighbors)
 {
-    static const char *const F = "MPI_Graph_neighbors_count";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
+    if ((err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
         (err = graph_rank_arg(F, comm, t, rank)) ||
-        (err = arg_ptr(F, comm, nneighbors, "nneighbors")))
+        (err = mp_chk_out(F, nneighbors, "nneighbors")))
         return err;
     *nneighbors = t->index[rank] - (rank ? t->index[rank - 1] : 0);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
 
-int PMPI_Graph_neighbors(MPI_Comm h, int rank, int maxneighbors, int neighbors[])
+int mp_do_graph_neighbors(const char *F, mp_comm *comm, int rank, int maxneighbors, int neighbors[])
 {
-    static const char *const F = "MPI_Graph_neighbors";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
+    if ((err = arg_topo(F, comm, MPI_GRAPH, &t)) ||
         (err = graph_rank_arg(F, comm, t, rank)))
         return err;
     int first = rank ? t->index[rank - 1] : 0;
     int n = t->index[rank] - first;
     if (maxneighbors < 0)
-        return mp_error(comm, MPI_ERR_ARG, F, "invalid maxneighbors %d", maxneighbors);
+        return mp_err(F, MPI_ERR_ARG, "invalid maxneighbors %d", maxneighbors);
     if (n > maxneighbors)
         n = maxneighbors;
-    if (n > 0 && (err = arg_ptr(F, comm, neighbors, "neighbors")))
+    if (n > 0 && (err = mp_chk_out(F, neighbors, "neighbors")))
         return err;
     if (n > 0)
         memcpy(neighbors, t->edges + first, sizeof(int) * (size_t)n);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 
-int PMPI_Topo_test(MPI_Comm h, int *status)
+int mp_do_topo_test(const char *F, mp_comm *comm, int *status)
 {
-    static const char *const F = "MPI_Topo_test";
-    mp_comm *comm;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_ptr(F, comm, status, "status")))
+    if ((err = mp_chk_out(F, status, "status")))
         return err;
     *status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Topo_test = PMPI_Topo_test
 
 /* ---------------------------------------------------------------------------------------------
  * Distributed graph
@@ -492,25 +433,25 @@ static int check_weights(const char *F, mp_comm *comm, const int *w, int n, cons
 {
     if (w == MPI_UNWEIGHTED || w == MPI_WEIGHTS_EMPTY)
         return w == MPI_WEIGHTS_EMPTY && n > 0
-                   ? mp_error(comm, MPI_ERR_ARG, F, "%s is MPI_WEIGHTS_EMPTY with %d edges",
+                   ? mp_err(F, MPI_ERR_ARG, "%s is MPI_WEIGHTS_EMPTY with %d edges",
                               name, n) : MPI_SUCCESS;
     if (n > 0 && !w)
-        return mp_error(comm, MPI_ERR_ARG, F, "%s is NULL", name);
+        return mp_err(F, MPI_ERR_ARG, "%s is NULL", name);
     for (int i = 0; i < n; i++)
         if (w[i] < 0)
-            return mp_error(comm, MPI_ERR_ARG, F, "negative weight %s[%d] = %d", name, i, w[i]);
+            return mp_err(F, MPI_ERR_ARG, "negative weight %s[%d] = %d", name, i, w[i]);
     return MPI_SUCCESS;
 }
 
 static int check_ranks(const char *F, mp_comm *comm, const int *r, int n, const char *name)
 {
     if (n > 0 && !r)
-        return mp_error(comm, MPI_ERR_ARG, F, "%s is NULL", name);
+        return mp_err(F, MPI_ERR_ARG, "%s is NULL", name);
     for (int i = 0; i < n; i++)
         if (r[i] < 0 || r[i] >= comm->size)
-            return mp_error(comm, MPI_ERR_RANK, F,
-                            "invalid rank %s[%d] = %d in a communicator of size %d", name, i,
-                            r[i], comm->size);
+            return mp_err(F, MPI_ERR_RANK,
+                          "invalid rank %s[%d] = %d in a communicator of size %d", name, i, r[i],
+                          comm->size);
     return MPI_SUCCESS;
 }
 
@@ -520,36 +461,29 @@ static int dist_attach(const char *F, mp_comm *comm, mp_topo *t, MPI_Comm *out)
     int err = mp_comm_dup_internal(comm, &c);
     if (err) {
         mp_topo_free(t);
-        return mp_ret(comm, F, err);
+        return err;
     }
     c->topo = t;
     *out = c->handle;
     return MPI_SUCCESS;
 }
 
-int PMPI_Dist_graph_create_adjacent(MPI_Comm h, int indegree, const int sources[],
-                                    const int sourceweights[], int outdegree,
-                                    const int destinations[], const int destweights[],
-                                    MPI_Info info, int reorder, MPI_Comm *newcomm)
+int mp_do_dist_graph_create_adjacent(const char *F, mp_comm *comm, int indegree,
+                                     const int sources[], const int sourceweights[],
+                                     int outdegree, const int destinations[],
+                                     const int destweights[], MPI_Info info, int reorder,
+                                     MPI_Comm *newcomm)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Dist_graph_create_adjacent";
-    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
-    mp_comm *comm;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
-        (err = arg_ptr(F, comm, newcomm, "comm_dist_graph")))
+    if ((err = arg_intra(F, comm)))
         return err;
     if (indegree < 0 || outdegree < 0)
-        return mp_error(comm, MPI_ERR_ARG, F, "invalid indegree %d or outdegree %d", indegree,
-                        outdegree);
+        return mp_err(F, MPI_ERR_ARG, "invalid indegree %d or outdegree %d", indegree, outdegree);
     if ((err = check_ranks(F, comm, sources, indegree, "sources")) ||
         (err = check_ranks(F, comm, destinations, outdegree, "destinations")) ||
         (err = check_weights(F, comm, sourceweights, indegree, "sourceweights")) ||
         (err = check_weights(F, comm, destweights, outdegree, "destweights")))
         return err;
-    if (info != MPI_INFO_NULL && !mp_info_get(info))
-        return mp_error(comm, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
     mp_topo *t = mp_calloc(1, sizeof *t);
     t->kind = MPI_DIST_GRAPH;
     t->indeg = indegree;
@@ -563,7 +497,6 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm h, int indegree, const int sources[
     }
     return dist_attach(F, comm, t, newcomm);
 }
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 
 /* One edge as exchanged by MPI_Dist_graph_create. */
 typedef struct edge { int src, dst, w; } edge;
@@ -631,35 +564,29 @@ static int dist_exchange(mp_comm *c, const edge *mine, int nmine, edge **got, in
     return MPI_SUCCESS;
 }
 
-int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int degrees[],
-                           const int destinations[], const int weights[], MPI_Info info,
-                           int reorder, MPI_Comm *newcomm)
+int mp_do_dist_graph_create(const char *F, mp_comm *comm, int n, const int sources[],
+                            const int degrees[], const int destinations[], const int weights[],
+                            MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
-    MP_BIG_LOCK();
-    static const char *const F = "MPI_Dist_graph_create";
-    MP_OUT_NULL(newcomm, MPI_COMM_NULL);
-    mp_comm *comm, *c;
+    mp_comm *c;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_intra(F, comm)) ||
-        (err = arg_ptr(F, comm, newcomm, "comm_dist_graph")))
+    if ((err = arg_intra(F, comm)))
         return err;
     if (n < 0)
-        return mp_error(comm, MPI_ERR_ARG, F, "invalid n %d", n);
+        return mp_err(F, MPI_ERR_ARG, "invalid n %d", n);
     if ((err = check_ranks(F, comm, sources, n, "sources")))
         return err;
-    if (n > 0 && (err = arg_ptr(F, comm, degrees, "degrees")))
+    if (n > 0 && (err = mp_chk_out(F, degrees, "degrees")))
         return err;
     long nedges = 0;
     for (int i = 0; i < n; i++) {
         if (degrees[i] < 0)
-            return mp_error(comm, MPI_ERR_ARG, F, "invalid degrees[%d] = %d", i, degrees[i]);
+            return mp_err(F, MPI_ERR_ARG, "invalid degrees[%d] = %d", i, degrees[i]);
         nedges += degrees[i];
     }
     if ((err = check_ranks(F, comm, destinations, (int)nedges, "destinations")) ||
         (err = check_weights(F, comm, weights, (int)nedges, "weights")))
         return err;
-    if (info != MPI_INFO_NULL && !mp_info_get(info))
-        return mp_error(comm, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
     int weighted = weights != MPI_UNWEIGHTED;
     edge *mine = mp_malloc(sizeof(edge) * (size_t)(nedges ? nedges : 1));
     for (int i = 0, e = 0; i < n; i++)
@@ -670,7 +597,7 @@ int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int deg
         }
     if ((err = mp_comm_dup_internal(comm, &c))) {
         free(mine);
-        return mp_ret(comm, F, err);
+        return err;
     }
     edge *got;
     int ngot;
@@ -678,7 +605,7 @@ int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int deg
     free(mine);
     if (err) {
         mp_comm_free_internal(c);
-        return mp_ret(comm, F, err);
+        return err;
     }
     mp_topo *t = mp_calloc(1, sizeof *t);
     t->kind = MPI_DIST_GRAPH;
@@ -702,41 +629,37 @@ int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int deg
     *newcomm = c->handle;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
 
-int PMPI_Dist_graph_neighbors_count(MPI_Comm h, int *indegree, int *outdegree, int *weighted)
+int mp_do_dist_graph_neighbors_count(const char *F, mp_comm *comm, int *indegree, int *outdegree,
+                                     int *weighted)
 {
-    static const char *const F = "MPI_Dist_graph_neighbors_count";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_DIST_GRAPH, &t)) ||
-        (err = arg_ptr(F, comm, indegree, "indegree")) ||
-        (err = arg_ptr(F, comm, outdegree, "outdegree")) ||
-        (err = arg_ptr(F, comm, weighted, "weighted")))
+    if ((err = arg_topo(F, comm, MPI_DIST_GRAPH, &t)) ||
+        (err = mp_chk_out(F, indegree, "indegree")) ||
+        (err = mp_chk_out(F, outdegree, "outdegree")) ||
+        (err = mp_chk_out(F, weighted, "weighted")))
         return err;
     *indegree = t->indeg;
     *outdegree = t->outdeg;
     *weighted = t->weighted;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
 
-int PMPI_Dist_graph_neighbors(MPI_Comm h, int maxindegree, int sources[], int sourceweights[],
-                              int maxoutdegree, int destinations[], int destweights[])
+int mp_do_dist_graph_neighbors(const char *F, mp_comm *comm, int maxindegree, int sources[],
+                               int sourceweights[], int maxoutdegree, int destinations[],
+                               int destweights[])
 {
-    static const char *const F = "MPI_Dist_graph_neighbors";
-    mp_comm *comm;
     mp_topo *t = NULL;
     int err;
-    if ((err = mp_arg_comm(F, h, &comm)) || (err = arg_topo(F, comm, MPI_DIST_GRAPH, &t)))
+    if ((err = arg_topo(F, comm, MPI_DIST_GRAPH, &t)))
         return err;
     if (maxindegree < t->indeg || maxoutdegree < t->outdeg)
-        return mp_error(comm, MPI_ERR_ARG, F,
-                        "maxindegree %d / maxoutdegree %d smaller than the degrees %d / %d",
-                        maxindegree, maxoutdegree, t->indeg, t->outdeg);
-    if ((t->indeg > 0 && (err = arg_ptr(F, comm, sources, "sources"))) ||
-        (t->outdeg > 0 && (err = arg_ptr(F, comm, destinations, "destinations"))))
+        return mp_err(F, MPI_ERR_ARG,
+                      "maxindegree %d / maxoutdegree %d smaller than the degrees %d / %d",
+                      maxindegree, maxoutdegree, t->indeg, t->outdeg);
+    if ((t->indeg > 0 && (err = mp_chk_out(F, sources, "sources"))) ||
+        (t->outdeg > 0 && (err = mp_chk_out(F, destinations, "destinations"))))
         return err;
     for (int i = 0; i < t->indeg; i++) {
         sources[i] = t->in[i];
@@ -752,4 +675,3 @@ int PMPI_Dist_graph_neighbors(MPI_Comm h, int maxindegree, int sources[], int so
     }
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
