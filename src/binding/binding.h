@@ -126,6 +126,27 @@ int mp_get_name(const char *src, char *name, int *resultlen);
 /* A new user error handler of kind MP_EH_* (errhandler.c). */
 int mp_new_errhandler(const char *F, int kind, mp_errhandler_fn *fn, MPI_Errhandler *out);
 
+/* Argument checks of the datatype functions (datatype*.c), which raise their errors
+ * themselves, through MPI_COMM_WORLD's handler, naming the argument `what`. */
+int mp_dtarg_type(const char *func, const char *what, MPI_Datatype h, int flags,
+                  mp_datatype **out);                   /* flags: MP_TYPE_* */
+int mp_dtarg_nonneg(const char *func, const char *what, MPI_Aint v);
+int mp_dtarg_ptr(const char *func, const char *what, const void *p);
+/* Registers a new type for the user and stores its handle (releases it on failure). */
+int mp_dtarg_new(const char *func, mp_datatype *dt, MPI_Datatype *newtype);
+/* Subarray and darray with MPI_Aint sizes, shared by the int and _c forms; large != 0
+ * records the sizes as large counts (MPI_Type_get_contents_c). */
+int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI_Aint *subsizes,
+                      const MPI_Aint *starts, int order, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype, int large);
+int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint *gsizes,
+                    const int *distribs, const int *dargs, const int *psizes, int order,
+                    MPI_Datatype oldtype, MPI_Datatype *newtype, int large);
+/* MPI_Type_get_contents(_c) without the large counts. */
+int mp_contents(const char *F, mp_datatype *dt, MPI_Count max_integers,
+                MPI_Count max_addresses, MPI_Count max_datatypes, int array_of_integers[],
+                MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+
 /* The MEMPI_STATS report at MPI_Finalize (stats.c): gathers every rank's counters. */
 void mp_stats_report(void);
 

@@ -1,17 +1,16 @@
-/* datatype.c -- MPI datatype constructors, commit, free and dup.  MemPI, BSD-3-Clause (see LICENSE).
+/* datatype.c -- datatype constructors, commit, free and dup.  MemPI, BSD-3-Clause (see LICENSE).
  *
- * Each constructor checks its arguments, converts element strides and displacements to bytes,
+ * The entry points are described in src/binding/datatype.spec.  Each constructor checks its arguments, converts element strides and displacements to bytes,
  * calls the datatype layer's constructor (datatype/derived.c), records the call's arguments
  * as the type's contents exactly as MPI_Type_get_contents must return them, and registers the
  * new type for a handle.  Datatype errors have no communicator, so they go through
  * MPI_COMM_WORLD's error handler.
  *
- * Handles the user owns are counted separately from internal references (engine.h,
- * user_refs): MPI_Type_free drops the user's handle at once, while the object lives on until
+ * Handles the user owns are counted separately from internal references (datatype.h,
+ * mp_datatype_user_*): MPI_Type_free drops the user's handle at once, while the object lives on until
  * pending operations and types built on it let go.
  */
 #include "binding/binding.h"
-#include "datatype/engine.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,20 +20,7 @@
 int mp_dtarg_type(const char *func, const char *what, MPI_Datatype h, int flags,
                   mp_datatype **out)
 {
-    mp_datatype *dt = mp_datatype_get(h);
-    if (h == MPI_DATATYPE_NULL)
-        return mp_error(NULL, MPI_ERR_TYPE, func, "%s is MPI_DATATYPE_NULL", what);
-    if (dt == NULL || !mp_dt_user_valid(dt))
-        return mp_error(NULL, MPI_ERR_TYPE, func, "%s 0x%x is not a valid datatype", what,
-                        (unsigned)h);
-    if (!(flags & MP_DTARG_MARKERS) && (h == MPI_LB || h == MPI_UB))
-        return mp_error(NULL, MPI_ERR_TYPE, func, "%s is the bound marker %s, which only "
-                        "MPI_Type_struct accepts", what, dt->name);
-    if (!(flags & MP_DTARG_UNCOMMITTED) && !dt->committed)
-        return mp_error(NULL, MPI_ERR_TYPE, func, "%s 0x%x is not committed (call "
-                        "MPI_Type_commit first)", what, (unsigned)h);
-    *out = dt;
-    return MPI_SUCCESS;
+    return mp_error_raise(NULL, mp_chk_type(func, h, what, flags, out), func);
 }
 
 int mp_dtarg_nonneg(const char *func, const char *what, MPI_Aint v)
@@ -62,13 +48,12 @@ int mp_dtarg_new(const char *func, mp_datatype *dt, MPI_Datatype *newtype)
 static int common_args(const char *F, MPI_Aint count, MPI_Datatype oldtype, mp_datatype **old,
                        const void *newtype)
 {
-    MP_OUT_NULL((MPI_Datatype *)newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_nonneg(F, "count", count)))
         return err;
     if ((err = mp_dtarg_ptr(F, "newtype", newtype)))
         return err;
-    return mp_dtarg_type(F, "oldtype", oldtype, MP_DTARG_UNCOMMITTED, old);
+    return mp_dtarg_type(F, "oldtype", oldtype, MP_TYPE_UNCOMMITTED, old);
 }
 
 static int check_blocklens(const char *F, int count, const int *bl)
@@ -93,9 +78,8 @@ static int finish(const char *F, mp_datatype *dt, int combiner, int nints, const
 /* ---------------------------------------------------------------------------------------------
  * Constructors
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int mp_do_type_contiguous(const char *F, int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_contiguous";
     mp_datatype *old;
     int err;
     if ((err = common_args(F, count, oldtype, &old, newtype)))
@@ -103,12 +87,10 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     mp_datatype *dt = mp_type_contiguous(count, old);
     return finish(F, dt, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &old, newtype);
 }
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
+int mp_do_type_vector(const char *F, int count, int blocklength, int stride, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_vector";
     mp_datatype *old;
     int err;
     if ((err = common_args(F, count, oldtype, &old, newtype)) ||
@@ -118,7 +100,6 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     int ints[3] = { count, blocklength, stride };
     return finish(F, dt, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &old, newtype);
 }
-#pragma weak MPI_Type_vector = PMPI_Type_vector
 
 static int hvector(const char *F, int count, int blocklength, MPI_Aint stride,
                    MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -133,19 +114,17 @@ static int hvector(const char *F, int count, int blocklength, MPI_Aint stride,
     return finish(F, dt, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &old, newtype);
 }
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
+int mp_do_type_create_hvector(const char *F, int count, int blocklength, MPI_Aint stride,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype);
+    return hvector(F, count, blocklength, stride, oldtype, newtype);
 }
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 
-int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                      MPI_Datatype *newtype)
+int mp_do_type_hvector(const char *F, int count, int blocklength, MPI_Aint stride,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return hvector("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype);
+    return hvector(F, count, blocklength, stride, oldtype, newtype);
 }
-#pragma weak MPI_Type_hvector = PMPI_Type_hvector
 
 /* indexed / hindexed: element displacements (int_displs) or byte displacements (aint). */
 static int indexed(const char *F, int combiner, int count, const int *bl, const int *idispl,
@@ -179,31 +158,29 @@ static int indexed(const char *F, int combiner, int count, const int *bl, const 
     return err;
 }
 
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
-                      const int array_of_displacements[], MPI_Datatype oldtype,
-                      MPI_Datatype *newtype)
+int mp_do_type_indexed(const char *F, int count, const int array_of_blocklengths[],
+                       const int array_of_displacements[], MPI_Datatype oldtype,
+                       MPI_Datatype *newtype)
 {
-    return indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, array_of_blocklengths,
+    return indexed(F, MPI_COMBINER_INDEXED, count, array_of_blocklengths,
                    array_of_displacements, NULL, oldtype, newtype);
 }
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
 
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
+int mp_do_type_create_hindexed(const char *F, int count, const int array_of_blocklengths[],
+                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                               MPI_Datatype *newtype)
 {
-    return indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count,
+    return indexed(F, MPI_COMBINER_HINDEXED, count,
                    array_of_blocklengths, NULL, array_of_displacements, oldtype, newtype);
 }
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 
-int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
-                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+int mp_do_type_hindexed(const char *F, int count, int array_of_blocklengths[],
+                        MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                        MPI_Datatype *newtype)
 {
-    return indexed("MPI_Type_hindexed", MPI_COMBINER_HINDEXED, count, array_of_blocklengths,
+    return indexed(F, MPI_COMBINER_HINDEXED, count, array_of_blocklengths,
                    NULL, array_of_displacements, oldtype, newtype);
 }
-#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
 
 static int indexed_block(const char *F, int combiner, int count, int blocklength,
                          const int *idispl, const MPI_Aint *adispl, MPI_Datatype oldtype,
@@ -235,22 +212,21 @@ static int indexed_block(const char *F, int combiner, int count, int blocklength
     return err;
 }
 
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+int mp_do_type_create_indexed_block(const char *F, int count, int blocklength,
+                                    const int array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype)
 {
-    return indexed_block("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count,
+    return indexed_block(F, MPI_COMBINER_INDEXED_BLOCK, count,
                          blocklength, array_of_displacements, NULL, oldtype, newtype);
 }
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
 
-int PMPI_Type_create_hindexed_block(int count, int blocklength,
-                                    const MPI_Aint array_of_displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
+int mp_do_type_create_hindexed_block(const char *F, int count, int blocklength,
+                                     const MPI_Aint array_of_displacements[],
+                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return indexed_block("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count,
+    return indexed_block(F, MPI_COMBINER_HINDEXED_BLOCK, count,
                          blocklength, NULL, array_of_displacements, oldtype, newtype);
 }
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 
 static int create_struct(const char *F, int count, const int *bl, const MPI_Aint *displs,
                          const MPI_Datatype *types, MPI_Datatype *newtype)
@@ -267,7 +243,7 @@ static int create_struct(const char *F, int count, const int *bl, const MPI_Aint
     for (int i = 0; i < count; i++) {
         char what[48];
         snprintf(what, sizeof what, "array_of_types[%d]", i);
-        if ((err = mp_dtarg_type(F, what, types[i], MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS,
+        if ((err = mp_dtarg_type(F, what, types[i], MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS,
                                  &t[i]))) {
             free(t);
             return err;
@@ -288,28 +264,25 @@ static int create_struct(const char *F, int count, const int *bl, const MPI_Aint
     return err;
 }
 
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+int mp_do_type_create_struct(const char *F, int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[],
+                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
-    return create_struct("MPI_Type_create_struct", count, array_of_blocklengths,
+    return create_struct(F, count, array_of_blocklengths,
                          array_of_displacements, array_of_types, newtype);
 }
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
 
-int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
-                     MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+int mp_do_type_struct(const char *F, int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[],
+                      MPI_Datatype *newtype)
 {
-    return create_struct("MPI_Type_struct", count, array_of_blocklengths,
+    return create_struct(F, count, array_of_blocklengths,
                          array_of_displacements, array_of_types, newtype);
 }
-#pragma weak MPI_Type_struct = PMPI_Type_struct
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                             MPI_Datatype *newtype)
+int mp_do_type_create_resized(const char *F, MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                              MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_resized";
     mp_datatype *old;
     int err;
     if ((err = common_args(F, 0, oldtype, &old, newtype)))
@@ -318,7 +291,6 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     MPI_Aint aints[2] = { lb, extent };
     return finish(F, dt, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &old, newtype);
 }
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 
 /* Records a subarray's or darray's contents: ints as the int form has them, or, for the
  * _c forms with sizes beyond int (large != 0), the sizes as large counts and the rest as
@@ -389,12 +361,10 @@ int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI
     return err;
 }
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                              const int array_of_subsizes[], const int array_of_starts[],
-                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int mp_do_type_create_subarray(const char *F, int ndims, const int array_of_sizes[],
+                               const int array_of_subsizes[], const int array_of_starts[],
+                               int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_subarray";
-    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_ptr(F, "array_of_sizes", array_of_sizes)) ||
         (err = mp_dtarg_ptr(F, "array_of_subsizes", array_of_subsizes)) ||
@@ -411,7 +381,6 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
     free(a);
     return err;
 }
-#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
 
 int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint *gsizes,
                     const int *distribs, const int *dargs, const int *psizes, int order,
@@ -483,13 +452,11 @@ int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint
     return err;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
+int mp_do_type_create_darray(const char *F, int size, int rank, int ndims,
+                             const int array_of_gsizes[], const int array_of_distribs[],
+                             const int array_of_dargs[], const int array_of_psizes[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_darray";
-    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     int err;
     if ((err = mp_dtarg_ptr(F, "array_of_gsizes", array_of_gsizes)))
         return err;
@@ -501,28 +468,23 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
     free(g);
     return err;
 }
-#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
 
 /* ---------------------------------------------------------------------------------------------
  * Commit, dup, free
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Type_commit(MPI_Datatype *datatype)
+int mp_do_type_commit(const char *F, MPI_Datatype *datatype)
 {
-    static const char *const F = "MPI_Type_commit";
     mp_datatype *dt;
     int err;
     if ((err = mp_dtarg_ptr(F, "datatype", datatype)) ||
-        (err = mp_dtarg_type(F, "datatype", *datatype, MP_DTARG_UNCOMMITTED, &dt)))
+        (err = mp_dtarg_type(F, "datatype", *datatype, MP_TYPE_UNCOMMITTED, &dt)))
         return err;
     dt->committed = 1;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_commit = PMPI_Type_commit
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+int mp_do_type_dup(const char *F, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_dup";
-    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     mp_datatype *old;
     int err;
     if ((err = common_args(F, 0, oldtype, &old, newtype)))
@@ -534,35 +496,29 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     if (old->attrs) {
         err = mp_attr_copy_all(MP_OBJ_DATATYPE, oldtype, h, old->attrs, &dt->attrs);
         if (err) {
-            atomic_store(&mp_dt_info(dt)->user_refs, 0);
-            mp_datatype_release(dt);
+            mp_datatype_discard(dt);
             return mp_error_raise(NULL, err, F);
         }
     }
     *newtype = h;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_dup = PMPI_Type_dup
 
-int PMPI_Type_free(MPI_Datatype *datatype)
+int mp_do_type_free(const char *F, MPI_Datatype *datatype)
 {
-    static const char *const F = "MPI_Type_free";
     mp_datatype *dt;
     int err;
     if ((err = mp_dtarg_ptr(F, "datatype", datatype)) ||
         (err = mp_dtarg_type(F, "datatype", *datatype,
-                             MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS, &dt)))
+                             MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS, &dt)))
         return err;
     if (dt->is_builtin)
         return mp_error(NULL, MPI_ERR_TYPE, F, "cannot free the predefined datatype %s",
                         dt->name);
-    mp_dtinfo *info = mp_dt_info(dt);
-    if (dt->attrs && atomic_load(&info->user_refs) == 1 &&
+    if (dt->attrs && mp_datatype_user_count(dt) == 1 &&
         (err = mp_attr_delete_all(MP_OBJ_DATATYPE, dt->handle, &dt->attrs)))
         return mp_error_raise(NULL, err, F);
-    atomic_fetch_sub(&info->user_refs, 1);
     *datatype = MPI_DATATYPE_NULL;
-    mp_datatype_release(dt);
+    mp_datatype_user_release(dt);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_free = PMPI_Type_free

@@ -1,6 +1,7 @@
-/* datatype_pack.c -- MPI_Pack/Unpack and the external32 forms.  MemPI, BSD-3-Clause (see LICENSE).
+/* datatype_pack.c -- MPI_Pack/Unpack and the external32 forms.
+ * MemPI, BSD-3-Clause (see LICENSE).
  *
- * The native packed format is exactly the datatype layer's packed stream (the bytes of the
+ * The entry points are described in src/binding/datatype.spec.  The native packed format is exactly the datatype layer's packed stream (the bytes of the
  * type's data in type-map order, no header), so MPI_Pack_size is count * size and a message
  * sent as MPI_PACKED can be received with the original type and vice versa.  external32 is
  * the same stream converted element by element to big-endian and the standard's sizes
@@ -8,7 +9,6 @@
  * forwards to a large-count core, which also serves the MPI-4 _c forms.
  */
 #include "binding/binding.h"
-#include "datatype/engine.h"
 #include <string.h>
 
 static int pack_core(const char *F, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
@@ -116,10 +116,9 @@ static int store_int(const char *F, MPI_Count v, int *out)
 /* ---------------------------------------------------------------------------------------------
  * Native
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-              int *position, MPI_Comm comm)
+int mp_do_pack(const char *F, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+               int outsize, int *position, MPI_Comm comm)
 {
-    static const char *const F = "MPI_Pack";
     MPI_Count pos;
     int err;
     if ((err = int_position(F, position, &pos)) ||
@@ -128,19 +127,16 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     *position = (int)pos;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Pack = PMPI_Pack
 
-int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
-                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+int mp_do_pack_c(const char *F, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                 void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
-    return pack_core("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm, 0);
+    return pack_core(F, inbuf, incount, datatype, outbuf, outsize, position, comm, 0);
 }
-#pragma weak MPI_Pack_c = PMPI_Pack_c
 
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-                MPI_Datatype datatype, MPI_Comm comm)
+int mp_do_unpack(const char *F, const void *inbuf, int insize, int *position, void *outbuf,
+                 int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    static const char *const F = "MPI_Unpack";
     MPI_Count pos;
     int err;
     if ((err = int_position(F, position, &pos)) ||
@@ -149,19 +145,16 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     *position = (int)pos;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Unpack = PMPI_Unpack
 
-int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
-                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+int mp_do_unpack_c(const char *F, const void *inbuf, MPI_Count insize, MPI_Count *position,
+                   void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    return unpack_core("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype,
+    return unpack_core(F, inbuf, insize, position, outbuf, outcount, datatype,
                        comm, 0);
 }
-#pragma weak MPI_Unpack_c = PMPI_Unpack_c
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+int mp_do_pack_size(const char *F, int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    static const char *const F = "MPI_Pack_size";
     MPI_Count s;
     int err;
     if ((err = mp_dtarg_ptr(F, "size", size)) ||
@@ -169,21 +162,19 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
         return err;
     return store_int(F, s, size);
 }
-#pragma weak MPI_Pack_size = PMPI_Pack_size
 
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+int mp_do_pack_size_c(const char *F, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                      MPI_Count *size)
 {
-    return size_core("MPI_Pack_size_c", incount, datatype, comm, 0, size);
+    return size_core(F, incount, datatype, comm, 0, size);
 }
-#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
 
 /* ---------------------------------------------------------------------------------------------
  * external32
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
-                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+int mp_do_pack_external(const char *F, const char *datarep, const void *inbuf, int incount,
+                        MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    static const char *const F = "MPI_Pack_external";
     MPI_Count pos;
     int err;
     if ((err = check_datarep(F, datarep)) || (err = mp_dtarg_ptr(F, "position", position)))
@@ -194,23 +185,19 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
     *position = (MPI_Aint)pos;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Pack_external = PMPI_Pack_external
 
-int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
-                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
-                         MPI_Count *position)
+int mp_do_pack_external_c(const char *F, const char *datarep, const void *inbuf,
+                          MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                          MPI_Count outsize, MPI_Count *position)
 {
-    static const char *const F = "MPI_Pack_external_c";
     int err = check_datarep(F, datarep);
     return err ? err : pack_core(F, inbuf, incount, datatype, outbuf, outsize, position,
                                  MPI_COMM_NULL, 1);
 }
-#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
 
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+int mp_do_unpack_external(const char *F, const char datarep[], const void *inbuf, MPI_Aint insize,
+                          MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    static const char *const F = "MPI_Unpack_external";
     MPI_Count pos;
     int err;
     if ((err = check_datarep(F, datarep)) || (err = mp_dtarg_ptr(F, "position", position)))
@@ -222,23 +209,19 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
     *position = (MPI_Aint)pos;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
 
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
-                           MPI_Count *position, void *outbuf, MPI_Count outcount,
-                           MPI_Datatype datatype)
+int mp_do_unpack_external_c(const char *F, const char datarep[], const void *inbuf,
+                            MPI_Count insize, MPI_Count *position, void *outbuf,
+                            MPI_Count outcount, MPI_Datatype datatype)
 {
-    static const char *const F = "MPI_Unpack_external_c";
     int err = check_datarep(F, datarep);
     return err ? err : unpack_core(F, inbuf, insize, position, outbuf, outcount, datatype,
                                    MPI_COMM_NULL, 1);
 }
-#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
 
-int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
-                            MPI_Aint *size)
+int mp_do_pack_external_size(const char *F, const char *datarep, int incount,
+                             MPI_Datatype datatype, MPI_Aint *size)
 {
-    static const char *const F = "MPI_Pack_external_size";
     MPI_Count s;
     int err;
     if ((err = check_datarep(F, datarep)) || (err = mp_dtarg_ptr(F, "size", size)) ||
@@ -247,13 +230,10 @@ int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datat
     *size = (MPI_Aint)s;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
 
-int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
-                              MPI_Count *size)
+int mp_do_pack_external_size_c(const char *F, const char *datarep, MPI_Count incount,
+                               MPI_Datatype datatype, MPI_Count *size)
 {
-    static const char *const F = "MPI_Pack_external_size_c";
     int err = check_datarep(F, datarep);
     return err ? err : size_core(F, incount, datatype, MPI_COMM_NULL, 1, size);
 }
-#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c

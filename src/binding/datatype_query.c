@@ -1,23 +1,22 @@
-/* datatype_query.c -- MPI functions that inspect datatypes and addresses.  MemPI, BSD-3-Clause (see LICENSE).
+/* datatype_query.c -- functions that inspect datatypes and addresses.
+ * MemPI, BSD-3-Clause (see LICENSE).
  *
- * Sizes, extents and bounds come straight from struct mp_datatype.  Envelope and contents
+ * The entry points are described in src/binding/datatype.spec.  Sizes, extents and bounds come straight from struct mp_datatype.  Envelope and contents
  * return what the constructor recorded (datatype/derived.c, binding/datatype.c).  Derived
  * types handed out by MPI_Type_get_contents count as new user handles (the user frees them),
  * as the standard requires; predefined types are returned as is.
  */
 #include "binding/binding.h"
-#include "datatype/engine.h"
 #include <pthread.h>
 #include <string.h>
 
 static int query_type(const char *F, MPI_Datatype h, mp_datatype **dt)
 {
-    return mp_dtarg_type(F, "datatype", h, MP_DTARG_UNCOMMITTED | MP_DTARG_MARKERS, dt);
+    return mp_dtarg_type(F, "datatype", h, MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS, dt);
 }
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+int mp_do_type_size_x(const char *F, MPI_Datatype datatype, MPI_Count *size)
 {
-    static const char *const F = "MPI_Type_size_x";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "size", size)))
@@ -25,17 +24,14 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     *size = dt->size;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
 
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+int mp_do_type_size_c(const char *F, MPI_Datatype datatype, MPI_Count *size)
 {
-    return PMPI_Type_size_x(datatype, size);
+    return mp_do_type_size_x(F, datatype, size);
 }
-#pragma weak MPI_Type_size_c = PMPI_Type_size_c
 
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
+int mp_do_type_size(const char *F, MPI_Datatype datatype, int *size)
 {
-    static const char *const F = "MPI_Type_size";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "size", size)))
@@ -43,11 +39,9 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
     *size = dt->size > 0x7fffffff ? MPI_UNDEFINED : (int)dt->size;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_size = PMPI_Type_size
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+int mp_do_type_get_extent(const char *F, MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    static const char *const F = "MPI_Type_get_extent";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "lb", lb)) ||
@@ -57,12 +51,11 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     *extent = dt->extent;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+int mp_do_type_get_extent_x(const char *F, MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     MPI_Aint l, e;
-    int err = PMPI_Type_get_extent(datatype, &l, &e);
+    int err = mp_do_type_get_extent(F, datatype, &l, &e);
     if (err == MPI_SUCCESS) {
         if (lb)
             *lb = l;
@@ -71,17 +64,15 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
     }
     return err;
 }
-#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+int mp_do_type_get_extent_c(const char *F, MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    return PMPI_Type_get_extent_x(datatype, lb, extent);
+    return mp_do_type_get_extent_x(F, datatype, lb, extent);
 }
-#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
 
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+int mp_do_type_get_true_extent(const char *F, MPI_Datatype datatype, MPI_Aint *true_lb,
+                               MPI_Aint *true_extent)
 {
-    static const char *const F = "MPI_Type_get_true_extent";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "true_lb", true_lb)) ||
@@ -91,13 +82,12 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
     *true_extent = dt->true_ub - dt->true_lb;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-                                MPI_Count *true_extent)
+int mp_do_type_get_true_extent_x(const char *F, MPI_Datatype datatype, MPI_Count *true_lb,
+                                 MPI_Count *true_extent)
 {
     MPI_Aint l, e;
-    int err = PMPI_Type_get_true_extent(datatype, &l, &e);
+    int err = mp_do_type_get_true_extent(F, datatype, &l, &e);
     if (err == MPI_SUCCESS) {
         if (true_lb)
             *true_lb = l;
@@ -106,19 +96,16 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
     }
     return err;
 }
-#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
-                                MPI_Count *true_extent)
+int mp_do_type_get_true_extent_c(const char *F, MPI_Datatype datatype, MPI_Count *true_lb,
+                                 MPI_Count *true_extent)
 {
-    return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+    return mp_do_type_get_true_extent_x(F, datatype, true_lb, true_extent);
 }
-#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 
 /* Deprecated MPI-1 forms. */
-int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+int mp_do_type_extent(const char *F, MPI_Datatype datatype, MPI_Aint *extent)
 {
-    static const char *const F = "MPI_Type_extent";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "extent", extent)))
@@ -126,11 +113,9 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
     *extent = dt->extent;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_extent = PMPI_Type_extent
 
-int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+int mp_do_type_lb(const char *F, MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    static const char *const F = "MPI_Type_lb";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) ||
@@ -139,11 +124,9 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
     *displacement = dt->lb;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_lb = PMPI_Type_lb
 
-int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+int mp_do_type_ub(const char *F, MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    static const char *const F = "MPI_Type_ub";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) ||
@@ -152,7 +135,6 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
     *displacement = dt->ub;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_ub = PMPI_Type_ub
 
 /* ---------------------------------------------------------------------------------------------
  * Envelope and contents
@@ -165,10 +147,9 @@ static int large_only(const char *F, const mp_datatype *dt)
                     "and has large-count contents; use %s_c", (unsigned)dt->handle, F);
 }
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
-                           int *num_datatypes, int *combiner)
+int mp_do_type_get_envelope(const char *F, MPI_Datatype datatype, int *num_integers,
+                            int *num_addresses, int *num_datatypes, int *combiner)
 {
-    static const char *const F = "MPI_Type_get_envelope";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) ||
@@ -177,7 +158,9 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
         (err = mp_dtarg_ptr(F, "num_datatypes", num_datatypes)) ||
         (err = mp_dtarg_ptr(F, "combiner", combiner)))
         return err;
-    const mp_dtinfo *info = mp_dt_info(dt);
+    mp_type_contents c;
+    mp_type_contents_of(dt, &c);
+    const mp_type_contents *info = &c;
     if (info->nlarge)
         return large_only(F, dt);
     *combiner = info->combiner;
@@ -186,14 +169,15 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
     *num_datatypes = info->ntypes;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
 int mp_contents(const char *F, mp_datatype *dt, MPI_Count max_integers,
                 MPI_Count max_addresses, MPI_Count max_datatypes, int array_of_integers[],
                 MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     int err;
-    const mp_dtinfo *info = mp_dt_info(dt);
+    mp_type_contents c;
+    mp_type_contents_of(dt, &c);
+    const mp_type_contents *info = &c;
     if (info->combiner == MPI_COMBINER_NAMED)
         return mp_error(NULL, MPI_ERR_ARG, F, "datatype %s is predefined (combiner "
                         "MPI_COMBINER_NAMED) and has no contents", dt->name);
@@ -214,36 +198,32 @@ int mp_contents(const char *F, mp_datatype *dt, MPI_Count max_integers,
     for (int i = 0; i < info->ntypes; i++) {
         mp_datatype *t = info->types[i];
         array_of_datatypes[i] = t->handle;
-        if (!t->is_builtin) {
-            mp_datatype_retain(t);
-            atomic_fetch_add(&mp_dt_info(t)->user_refs, 1);
-        }
+        mp_datatype_user_retain(t);
     }
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int array_of_integers[],
-                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+int mp_do_type_get_contents(const char *F, MPI_Datatype datatype, int max_integers,
+                            int max_addresses, int max_datatypes, int array_of_integers[],
+                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    static const char *const F = "MPI_Type_get_contents";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)))
         return err;
-    if (mp_dt_info(dt)->nlarge)
+    mp_type_contents c;
+    mp_type_contents_of(dt, &c);
+    if (c.nlarge)
         return large_only(F, dt);
     return mp_contents(F, dt, max_integers, max_addresses, max_datatypes, array_of_integers,
                        array_of_addresses, array_of_datatypes);
 }
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 
 /* ---------------------------------------------------------------------------------------------
  * Names
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+int mp_do_type_set_name(const char *F, MPI_Datatype datatype, const char *type_name)
 {
-    static const char *const F = "MPI_Type_set_name";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "type_name", type_name)))
@@ -251,11 +231,9 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     snprintf(dt->name, sizeof dt->name, "%s", type_name);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
 
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+int mp_do_type_get_name(const char *F, MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    static const char *const F = "MPI_Type_get_name";
     mp_datatype *dt;
     int err;
     if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "type_name", type_name))
@@ -265,15 +243,12 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     *resultlen = (int)strlen(type_name);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
 
 /* ---------------------------------------------------------------------------------------------
  * Size matching, addresses
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+int mp_do_type_match_size(const char *F, int typeclass, int size, MPI_Datatype *datatype)
 {
-    static const char *const F = "MPI_Type_match_size";
-    MP_OUT_NULL(datatype, MPI_DATATYPE_NULL);
     static const MPI_Datatype reals[] = { MPI_REAL4, MPI_REAL8, MPI_REAL16 };
     static const MPI_Datatype ints[] = { MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8 };
     static const MPI_Datatype complexes[] = { MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
@@ -296,46 +271,31 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     return mp_error(NULL, MPI_ERR_ARG, F, "no predefined type of typeclass %d has size %d",
                     typeclass, size);
 }
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
 
-int PMPI_Get_address(const void *location, MPI_Aint *address)
+int mp_do_get_address(const char *F, const void *location, MPI_Aint *address)
 {
-    int err = mp_dtarg_ptr("MPI_Get_address", "address", address);
+    int err = mp_dtarg_ptr(F, "address", address);
     if (err)
         return err;
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_address = PMPI_Get_address
 
-int PMPI_Address(void *location, MPI_Aint *address)
+int mp_do_address(const char *F, void *location, MPI_Aint *address)
 {
-    int err = mp_dtarg_ptr("MPI_Address", "address", address);
+    int err = mp_dtarg_ptr(F, "address", address);
     if (err)
         return err;
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Address = PMPI_Address
-
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
-{
-    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
-}
-#pragma weak MPI_Aint_add = PMPI_Aint_add
-
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
-{
-    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
-}
-#pragma weak MPI_Aint_diff = PMPI_Aint_diff
 
 /* ---------------------------------------------------------------------------------------------
  * Elements of a received message
  * ------------------------------------------------------------------------------------------- */
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+int mp_do_get_elements_x(const char *F, const MPI_Status *status, MPI_Datatype datatype,
+                         MPI_Count *count)
 {
-    static const char *const F = "MPI_Get_elements_x";
     mp_datatype *dt;
     int err;
     if ((err = mp_dtarg_ptr(F, "status", status)) || (err = mp_dtarg_ptr(F, "count", count)) ||
@@ -344,24 +304,22 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     *count = mp_datatype_elements(dt, mp_status_bytes(status));
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 
-int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+int mp_do_get_elements_c(const char *F, const MPI_Status *status, MPI_Datatype datatype,
+                         MPI_Count *count)
 {
-    return PMPI_Get_elements_x(status, datatype, count);
+    return mp_do_get_elements_x(F, status, datatype, count);
 }
-#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 
-int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+int mp_do_get_elements(const char *F, const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     MPI_Count c;
-    int err = mp_dtarg_ptr("MPI_Get_elements", "count", count);
-    if (err || (err = PMPI_Get_elements_x(status, datatype, &c)))
+    int err = mp_dtarg_ptr(F, "count", count);
+    if (err || (err = mp_do_get_elements_x(F, status, datatype, &c)))
         return err;
     *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_elements = PMPI_Get_elements
 
 /* ---------------------------------------------------------------------------------------------
  * Fortran 90 parameterized types.  The standard makes the result a predefined type of its
@@ -393,11 +351,7 @@ static int f90_type(const char *F, int combiner, int p, int r, MPI_Datatype name
             goto out;
         }
     mp_datatype *base = mp_datatype_get(named);
-    mp_datatype *dt = mp_type_dup(base);
-    mp_dtinfo *info = mp_dt_info(dt);
-    const mp_dtinfo *bi = mp_dt_info(base);
-    info->swap = bi->swap;
-    info->pair = bi->pair;
+    mp_datatype *dt = mp_type_named_copy(base);
     int ints[2] = { p, r };
     if (combiner == MPI_COMBINER_F90_INTEGER)
         mp_type_set_contents(dt, combiner, 1, &r, 0, NULL, 0, NULL);
@@ -454,32 +408,24 @@ static int f90_real_args(const char *F, const char *kind, int p, int r, MPI_Data
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+int mp_do_type_create_f90_real(const char *F, int p, int r, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_f90_real";
-    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     static const MPI_Datatype reals[] = { MPI_REAL4, MPI_REAL8, MPI_REAL16 };
     int err = f90_real_args(F, "real", p, r, newtype);
     return err ? err : f90_type(F, MPI_COMBINER_F90_REAL, p, r, reals[f90_real_index(p, r)],
                                 newtype);
 }
-#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+int mp_do_type_create_f90_complex(const char *F, int p, int r, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_f90_complex";
-    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     static const MPI_Datatype cplx[] = { MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
     int err = f90_real_args(F, "complex", p, r, newtype);
     return err ? err : f90_type(F, MPI_COMBINER_F90_COMPLEX, p, r, cplx[f90_real_index(p, r)],
                                 newtype);
 }
-#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+int mp_do_type_create_f90_integer(const char *F, int r, MPI_Datatype *newtype)
 {
-    static const char *const F = "MPI_Type_create_f90_integer";
-    MP_OUT_NULL(newtype, MPI_DATATYPE_NULL);
     MPI_Datatype named;
     int err = mp_dtarg_ptr(F, "newtype", newtype);
     if (err)
@@ -498,4 +444,3 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
         return mp_error(NULL, MPI_ERR_ARG, F, "no integer type has range %d", r);
     return f90_type(F, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, named, newtype);
 }
-#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer

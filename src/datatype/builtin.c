@@ -308,3 +308,43 @@ int mp_datatype_user_valid(const mp_datatype *dt)
 {
     return mp_dt_user_valid(dt);
 }
+
+void mp_datatype_user_retain(mp_datatype *dt)
+{
+    if (!dt->is_builtin) {
+        mp_datatype_retain(dt);
+        atomic_fetch_add(&mp_dt_info(dt)->user_refs, 1);
+    }
+}
+
+int mp_datatype_user_count(const mp_datatype *dt)
+{
+    return atomic_load(&mp_dt_info(dt)->user_refs);
+}
+
+void mp_datatype_user_release(mp_datatype *dt)
+{
+    atomic_fetch_sub(&mp_dt_info(dt)->user_refs, 1);
+    mp_datatype_release(dt);
+}
+
+void mp_datatype_discard(mp_datatype *dt)
+{
+    atomic_store(&mp_dt_info(dt)->user_refs, 0);
+    mp_datatype_release(dt);
+}
+
+void mp_type_contents_of(const mp_datatype *dt, mp_type_contents *c)
+{
+    const mp_dtinfo *info = mp_dt_info(dt);
+    *c = (mp_type_contents){ info->combiner, info->nints, info->naints, info->ntypes,
+                             info->nlarge, info->ints, info->aints, info->types, info->large };
+}
+
+mp_datatype *mp_type_named_copy(mp_datatype *base)
+{
+    mp_datatype *dt = mp_type_dup(base);
+    mp_dt_info(dt)->swap = mp_dt_info(base)->swap;
+    mp_dt_info(dt)->pair = mp_dt_info(base)->pair;
+    return dt;
+}

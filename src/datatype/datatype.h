@@ -116,6 +116,27 @@ size_t mp_datatype_external_bytes(const mp_datatype *dt, MPI_Aint count);
 /* False for a derived type whose every user handle was freed (the object may live on while
  * pending operations or other types hold it, so mp_datatype_get still finds it). */
 int mp_datatype_user_valid(const mp_datatype *dt);
+/* User handles of a derived type, counted apart from internal references: one more (a
+ * handle MPI_Type_get_contents hands out), how many, one fewer (MPI_Type_free: the user's
+ * reference goes too), and none at all for a type that was never handed out. */
+void mp_datatype_user_retain(mp_datatype *dt);
+int  mp_datatype_user_count(const mp_datatype *dt);
+void mp_datatype_user_release(mp_datatype *dt);
+void mp_datatype_discard(mp_datatype *dt);
+
+/* What a type's constructor recorded (MPI_Type_get_envelope and _contents): pointers into the
+ * type, valid while it lives; the types are not retained for the caller. */
+typedef struct mp_type_contents {
+    int combiner, nints, naints, ntypes, nlarge;
+    const int *ints;
+    const MPI_Aint *aints;
+    mp_datatype *const *types;
+    const MPI_Count *large;
+} mp_type_contents;
+void mp_type_contents_of(const mp_datatype *dt, mp_type_contents *c);
+/* A named copy of a predefined type (MPI_Type_create_f90_*): base's data and its external32
+ * conversion. */
+mp_datatype *mp_type_named_copy(mp_datatype *base);
 
 /* Wire encoding of a type's layout (no pointers), e.g. a receive buffer's description sent
  * to the peer that will write into it.  encode returns the bytes needed and writes them only

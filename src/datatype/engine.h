@@ -106,27 +106,6 @@ mp_datatype *mp_datatype_alloc(void);
 /* Finishes a derived type: inserts it into the handle table; returns MPI_SUCCESS or error. */
 int mp_datatype_register(mp_datatype *dt, MPI_Datatype *handle);
 
-/* Argument checks shared by the datatype bindings (binding/datatype.c).  They raise the
- * error through MPI_COMM_WORLD's handler and return the code. */
-enum { MP_DTARG_UNCOMMITTED = 1, MP_DTARG_MARKERS = 2 };
-int mp_dtarg_type(const char *func, const char *what, MPI_Datatype h, int flags,
-                  mp_datatype **out);
-int mp_dtarg_nonneg(const char *func, const char *what, MPI_Aint v);
-int mp_dtarg_ptr(const char *func, const char *what, const void *p);
-/* Registers a new type for the user and stores its handle (releases it on failure). */
-int mp_dtarg_new(const char *func, mp_datatype *dt, MPI_Datatype *newtype);
-/* Subarray and darray with MPI_Aint sizes, shared by the int and _c forms; large != 0
- * records the sizes as large counts (MPI_Type_get_contents_c). */
-int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI_Aint *subsizes,
-                      const MPI_Aint *starts, int order, MPI_Datatype oldtype,
-                      MPI_Datatype *newtype, int large);
-int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint *gsizes,
-                    const int *distribs, const int *dargs, const int *psizes, int order,
-                    MPI_Datatype oldtype, MPI_Datatype *newtype, int large);
-/* MPI_Type_get_contents(_c) without the large counts. */
-int mp_contents(const char *F, mp_datatype *dt, MPI_Count max_integers,
-                MPI_Count max_addresses, MPI_Count max_datatypes, int array_of_integers[],
-                MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
 static inline int mp_dt_user_valid(const mp_datatype *dt)
 {
     return dt->is_builtin || atomic_load_explicit(&mp_dt_info(dt)->user_refs,
