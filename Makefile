@@ -65,10 +65,14 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BINDINGS_C) $(BINDINGS_H) &: include/mpi.h tools/gen-bindings $(SPECS)
+# The generator rewrites a file only when its text changes, so a description that changes
+# one entry point recompiles bindings.c, not every binding file; the stamp records the run.
+$(BUILD)/gen/bindings.stamp: include/mpi.h tools/gen-bindings $(SPECS)
 	@mkdir -p $(dir $@)
 	python3 tools/gen-bindings include/mpi.h src/binding $(BINDINGS_C) $(BINDINGS_H)
-	@touch $(BINDINGS_C) $(BINDINGS_H)
+	@touch $@
+$(BINDINGS_C) $(BINDINGS_H): $(BUILD)/gen/bindings.stamp
+	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }
 
 # Every binding file includes the generated header (binding.h), also before its first build.
 $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/binding/*.c)): $(BINDINGS_H)

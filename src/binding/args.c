@@ -5,9 +5,6 @@
  * raises a failure once, through the handler its description names.  On the fast path each
  * check is a compare or two; mp_chk_p2p checks a whole point-to-point call in a few compares
  * when it looks like the previous one.
- *
- * The mp_arg_* forms raise the error themselves (through `comm`'s handler, or
- * MPI_COMM_WORLD's), for entry points still written by hand.
  */
 #include "binding/binding.h"
 #include "rma/rma.h"
@@ -272,68 +269,7 @@ MPI_Aint *mp_counts_widen(mp_counts c, int n)
 
 /* ---- raising forms ------------------------------------------------------------------------ */
 
-int mp_arg_initialized(const char *func)
-{
-    return mp_error_raise(NULL, mp_chk_initialized(func), func);
-}
-
 int mp_arg_comm(const char *func, MPI_Comm h, mp_comm **out)
 {
     return mp_error_raise(NULL, mp_chk_comm(func, h, out), func);
-}
-
-int mp_arg_count(const char *func, mp_comm *comm, MPI_Aint count)
-{
-    return mp_error_raise(comm, mp_chk_count(func, count), func);
-}
-
-int mp_arg_datatype(const char *func, mp_comm *comm, MPI_Datatype h, MPI_Aint count,
-                    mp_datatype **out)
-{
-    return mp_error_raise(comm, mp_chk_datatype(func, h, count, out), func);
-}
-
-int mp_arg_rank(const char *func, mp_comm *comm, int rank, int allow)
-{
-    return mp_error_raise(comm, mp_chk_rank(func, comm, rank, allow), func);
-}
-
-int mp_arg_root(const char *func, mp_comm *comm, int root)
-{
-    return mp_error_raise(comm, mp_chk_root(func, comm, root), func);
-}
-
-int mp_arg_tag(const char *func, mp_comm *comm, int tag, int allow)
-{
-    return mp_error_raise(comm, mp_chk_tag(func, tag, allow), func);
-}
-
-int mp_arg_buffer(const char *func, mp_comm *comm, const void *buf, MPI_Aint count,
-                  const mp_datatype *dt)
-{
-    return mp_error_raise(comm, mp_chk_buffer(func, buf, count, dt), func);
-}
-
-int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req)
-{
-    if (MP_LIKELY(req != NULL))
-        return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_ARG, func, "invalid request pointer NULL");
-}
-
-int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
-               int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
-               mp_datatype **dt)
-{
-    *comm = NULL;
-    int err = mp_chk_p2p(func, buf, count, dtype, rank, tag, comm_h, allow_rank, allow_tag,
-                         comm, dt);
-    return MP_LIKELY(!err) ? MPI_SUCCESS : mp_error_raise(*comm, err, func);
-}
-
-int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name)
-{
-    if (MP_LIKELY(p != NULL))
-        return MPI_SUCCESS;
-    return mp_error(comm, MPI_ERR_ARG, func, "invalid argument %s: NULL pointer", name);
 }

@@ -95,28 +95,8 @@ int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
 
-/* The same checks raising the error themselves, for entry points still written by hand. */
-int mp_arg_initialized(const char *func);
+/* mp_chk_comm raised through MPI_COMM_WORLD's handler (for eh=self implementations). */
 int mp_arg_comm(const char *func, MPI_Comm h, mp_comm **out);
-int mp_arg_datatype(const char *func, mp_comm *comm, MPI_Datatype h, MPI_Aint count,
-                    mp_datatype **out);
-int mp_arg_count(const char *func, mp_comm *comm, MPI_Aint count);
-int mp_arg_rank(const char *func, mp_comm *comm, int rank, int allow);
-int mp_arg_root(const char *func, mp_comm *comm, int root);
-int mp_arg_tag(const char *func, mp_comm *comm, int tag, int allow);
-int mp_arg_buffer(const char *func, mp_comm *comm, const void *buf, MPI_Aint count,
-                  const mp_datatype *dt);
-int mp_arg_request_ptr(const char *func, mp_comm *comm, const void *req);
-int mp_arg_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
-               int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
-               mp_datatype **dt);
-/* A handle a call creates is the null handle until the call succeeds: every creator sets it
- * first, so a failing call, checked argument or not, leaves it at MPI_COMM_NULL,
- * MPI_REQUEST_NULL... (as MPICH does) and a program that ignores the error code meets a null
- * handle, not garbage.  Handles of this ABI are ints (MPI_File aside). */
-#define MP_OUT_NULL(p, null) do { if ((p) != NULL) *(p) = (null); } while (0)
-/* An output argument the caller must provide (e.g. rank in MPI_Comm_rank). */
-int mp_arg_out(const char *func, mp_comm *comm, const void *p, const char *name);
 
 /* An object's name (MPI_MAX_OBJECT_NAME bytes at dst) set from the user's string, and read
  * back with its length: MPI_Comm/Type/Win_set_name and _get_name. */

@@ -254,9 +254,6 @@ int mp_do_cart_sub(const char *F, mp_comm *comm, const int remain_dims[], MPI_Co
 
 int mp_do_dims_create(const char *F, int nnodes, int ndims, int dims[])
 {
-    int err;
-    if ((err = mp_arg_initialized(F)))
-        return err;
     if (nnodes < 0)
         return mp_err(F, MPI_ERR_ARG, "invalid nnodes %d", nnodes);
     if (ndims < 0)
