@@ -98,6 +98,16 @@ int mp_chk_type(const char *func, MPI_Datatype h, const char *name, int flags,
     return MPI_SUCCESS;
 }
 
+int mp_chk_request(const char *func, MPI_Request h, mp_request **out)
+{
+    if (h == MPI_REQUEST_NULL)
+        return mp_err(func, MPI_ERR_REQUEST, "invalid request MPI_REQUEST_NULL");
+    *out = mp_request_get(h);
+    if (*out == NULL || (*out)->kind == MP_REQ_PROBE)
+        return mp_err(func, MPI_ERR_REQUEST, "invalid request handle 0x%x", (unsigned)h);
+    return MPI_SUCCESS;
+}
+
 int mp_chk_count(const char *func, MPI_Aint count)
 {
     if (MP_LIKELY(count >= 0))
@@ -256,10 +266,10 @@ int mp_get_name(const char *src, char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-MPI_Aint *mp_counts_widen(mp_counts c, int n)
+MPI_Aint *mp_counts_widen(mp_counts c, MPI_Aint n)
 {
     MPI_Aint *w = mp_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
-    for (int i = 0; i < n; i++)
+    for (MPI_Aint i = 0; i < n; i++)
         w[i] = !c.p ? 0
              : c.kind == MP_COUNTS_INT ? ((const int *)c.p)[i]
              : c.kind == MP_COUNTS_COUNT ? (MPI_Aint)((const MPI_Count *)c.p)[i]

@@ -136,43 +136,42 @@ int mp_do_type_attr_delete(const char *F, mp_datatype *dt, MPI_Datatype h, int k
 
 /* ---- the Fortran binding's entry points ---- */
 
-int mp_comm_attr_put(const char *F, MPI_Comm h, int keyval, MPI_Aint value, int kind)
+/* Sets (out == NULL) or fetches an attribute of communicator or datatype handle h. */
+static int attr_entry(const char *F, int objtype, int h, int keyval, MPI_Aint value, void *out,
+                      int *flag, int kind)
 {
     MP_BIG_LOCK();
     mp_comm *comm = NULL;
-    int err = mp_chk_comm(F, h, &comm);
-    if (!err)
-        err = mp_do_comm_attr_put(F, comm, keyval, value, kind);
+    mp_datatype *dt = NULL;
+    int err = objtype == MP_OBJ_COMM
+                  ? mp_chk_comm(F, h, &comm)
+                  : mp_chk_type(F, h, "datatype", MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS, &dt);
+    if (!err && comm)
+        err = out ? mp_do_comm_attr_fetch(F, comm, keyval, out, flag, kind)
+                  : mp_do_comm_attr_put(F, comm, keyval, value, kind);
+    else if (!err)
+        err = out ? mp_do_type_attr_fetch(F, dt, keyval, out, flag, kind)
+                  : mp_do_type_attr_put(F, dt, h, keyval, value, kind);
     return mp_error_raise(comm, err, F);
+}
+
+int mp_comm_attr_put(const char *F, MPI_Comm h, int keyval, MPI_Aint value, int kind)
+{
+    return attr_entry(F, MP_OBJ_COMM, h, keyval, value, NULL, NULL, kind);
 }
 
 int mp_comm_attr_fetch(const char *F, MPI_Comm h, int keyval, void *value, int *flag, int kind)
 {
-    MP_BIG_LOCK();
-    mp_comm *comm = NULL;
-    int err = mp_chk_comm(F, h, &comm);
-    if (!err)
-        err = mp_do_comm_attr_fetch(F, comm, keyval, value, flag, kind);
-    return mp_error_raise(comm, err, F);
+    return attr_entry(F, MP_OBJ_COMM, h, keyval, 0, value, flag, kind);
 }
 
 int mp_type_attr_put(const char *F, MPI_Datatype h, int keyval, MPI_Aint value, int kind)
 {
-    MP_BIG_LOCK();
-    mp_datatype *dt;
-    int err = mp_chk_type(F, h, "datatype", MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS, &dt);
-    if (!err)
-        err = mp_do_type_attr_put(F, dt, h, keyval, value, kind);
-    return mp_error_raise(NULL, err, F);
+    return attr_entry(F, MP_OBJ_DATATYPE, h, keyval, value, NULL, NULL, kind);
 }
 
 int mp_type_attr_fetch(const char *F, MPI_Datatype h, int keyval, void *value, int *flag,
                        int kind)
 {
-    MP_BIG_LOCK();
-    mp_datatype *dt;
-    int err = mp_chk_type(F, h, "datatype", MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS, &dt);
-    if (!err)
-        err = mp_do_type_attr_fetch(F, dt, keyval, value, flag, kind);
-    return mp_error_raise(NULL, err, F);
+    return attr_entry(F, MP_OBJ_DATATYPE, h, keyval, 0, value, flag, kind);
 }

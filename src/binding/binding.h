@@ -48,7 +48,7 @@ typedef struct mp_counts {
     int kind;
 } mp_counts;
 /* The first n entries as MPI_Aint (zeros when c.p is NULL); the caller frees the array. */
-MPI_Aint *mp_counts_widen(mp_counts c, int n);
+MPI_Aint *mp_counts_widen(mp_counts c, MPI_Aint n);
 
 /* An error code of class cls with the message "func: <fmt>", raised through no handler. */
 int mp_err(const char *func, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -76,6 +76,8 @@ int mp_chk_info_obj(const char *func, MPI_Info h, mp_info **out);   /* valid, no
 enum { MP_TYPE_UNCOMMITTED = 1, MP_TYPE_MARKERS = 2, MP_TYPE_NULL_OK = 4 };
 int mp_chk_type(const char *func, MPI_Datatype h, const char *name, int flags,
                 mp_datatype **out);
+/* A request (not MPI_REQUEST_NULL, not a matched-probe message): MPI_ERR_REQUEST. */
+int mp_chk_request(const char *func, MPI_Request h, mp_request **out);
 int mp_chk_count(const char *func, MPI_Aint count);
 /* valid, committed (predefined types always are), not MPI_LB/MPI_UB; count >= 0 */
 int mp_chk_datatype(const char *func, MPI_Datatype h, MPI_Aint count, mp_datatype **out);

@@ -56,6 +56,14 @@ static int common_args(const char *F, MPI_Aint count, MPI_Datatype oldtype, mp_d
     return mp_dtarg_type(F, "oldtype", oldtype, MP_TYPE_UNCOMMITTED, old);
 }
 
+/* The same with one block length for every block (vector, hvector, indexed_block). */
+static int block_args(const char *F, MPI_Aint count, MPI_Aint blocklength, MPI_Datatype oldtype,
+                      mp_datatype **old, const void *newtype)
+{
+    int err = common_args(F, count, oldtype, old, newtype);
+    return err ? err : mp_dtarg_nonneg(F, "blocklength", blocklength);
+}
+
 static int check_blocklens(const char *F, int count, const int *bl)
 {
     if (count > 0 && bl == NULL)
@@ -92,9 +100,8 @@ int mp_do_type_vector(const char *F, int count, int blocklength, int stride, MPI
                       MPI_Datatype *newtype)
 {
     mp_datatype *old;
-    int err;
-    if ((err = common_args(F, count, oldtype, &old, newtype)) ||
-        (err = mp_dtarg_nonneg(F, "blocklength", blocklength)))
+    int err = block_args(F, count, blocklength, oldtype, &old, newtype);
+    if (err)
         return err;
     mp_datatype *dt = mp_type_hvector(count, blocklength, (MPI_Aint)stride * old->extent, old);
     int ints[3] = { count, blocklength, stride };
@@ -105,9 +112,8 @@ static int hvector(const char *F, int count, int blocklength, MPI_Aint stride,
                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     mp_datatype *old;
-    int err;
-    if ((err = common_args(F, count, oldtype, &old, newtype)) ||
-        (err = mp_dtarg_nonneg(F, "blocklength", blocklength)))
+    int err = block_args(F, count, blocklength, oldtype, &old, newtype);
+    if (err)
         return err;
     mp_datatype *dt = mp_type_hvector(count, blocklength, stride, old);
     int ints[2] = { count, blocklength };
@@ -187,9 +193,8 @@ static int indexed_block(const char *F, int combiner, int count, int blocklength
                          MPI_Datatype *newtype)
 {
     mp_datatype *old;
-    int err;
-    if ((err = common_args(F, count, oldtype, &old, newtype)) ||
-        (err = mp_dtarg_nonneg(F, "blocklength", blocklength)))
+    int err = block_args(F, count, blocklength, oldtype, &old, newtype);
+    if (err)
         return err;
     if (count > 0 && (err = mp_dtarg_ptr(F, "array_of_displacements",
                                          idispl ? (const void *)idispl : (const void *)adispl)))
@@ -310,6 +315,18 @@ static int finish_array(const char *F, mp_datatype *dt, int combiner, int nints,
     return mp_dtarg_new(F, dt, newtype);
 }
 
+/* The dimensions and storage order of a subarray or darray (checked before the arrays,
+ * for the order's sake only after ndims). */
+static int array_args(const char *F, int ndims, int order)
+{
+    if (ndims <= 0)
+        return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d (must be > 0)", ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return mp_error(NULL, MPI_ERR_ARG, F, "invalid order %d (must be MPI_ORDER_C or "
+                        "MPI_ORDER_FORTRAN)", order);
+    return MPI_SUCCESS;
+}
+
 int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI_Aint *subsizes,
                       const MPI_Aint *starts, int order, MPI_Datatype oldtype,
                       MPI_Datatype *newtype, int large)
@@ -318,15 +335,11 @@ int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI
     int err;
     if ((err = common_args(F, 0, oldtype, &old, newtype)))
         return err;
-    if (ndims <= 0)
-        return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d (must be > 0)", ndims);
-    if ((err = mp_dtarg_ptr(F, "array_of_sizes", sizes)) ||
+    if ((err = array_args(F, ndims, order)) ||
+        (err = mp_dtarg_ptr(F, "array_of_sizes", sizes)) ||
         (err = mp_dtarg_ptr(F, "array_of_subsizes", subsizes)) ||
         (err = mp_dtarg_ptr(F, "array_of_starts", starts)))
         return err;
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return mp_error(NULL, MPI_ERR_ARG, F, "invalid order %d (must be MPI_ORDER_C or "
-                        "MPI_ORDER_FORTRAN)", order);
     for (int i = 0; i < ndims; i++) {
         if (sizes[i] <= 0)
             return mp_error(NULL, MPI_ERR_ARG, F, "array_of_sizes[%d] = %ld (must be > 0)", i,
@@ -393,16 +406,12 @@ int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint
     if (size <= 0 || rank < 0 || rank >= size)
         return mp_error(NULL, MPI_ERR_ARG, F, "invalid rank %d for a process grid of size %d",
                         rank, size);
-    if (ndims <= 0)
-        return mp_error(NULL, MPI_ERR_DIMS, F, "invalid ndims %d (must be > 0)", ndims);
-    if ((err = mp_dtarg_ptr(F, "array_of_gsizes", gsizes)) ||
+    if ((err = array_args(F, ndims, order)) ||
+        (err = mp_dtarg_ptr(F, "array_of_gsizes", gsizes)) ||
         (err = mp_dtarg_ptr(F, "array_of_distribs", distribs)) ||
         (err = mp_dtarg_ptr(F, "array_of_dargs", dargs)) ||
         (err = mp_dtarg_ptr(F, "array_of_psizes", psizes)))
         return err;
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return mp_error(NULL, MPI_ERR_ARG, F, "invalid order %d (must be MPI_ORDER_C or "
-                        "MPI_ORDER_FORTRAN)", order);
     long grid = 1;
     for (int i = 0; i < ndims; i++) {
         int dist = distribs[i];

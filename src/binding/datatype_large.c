@@ -40,12 +40,7 @@ static int *to_ints(MPI_Count n, const MPI_Count *src)
 
 static MPI_Aint *to_aints(MPI_Count n, const MPI_Count *src)
 {
-    if (n <= 0 || src == NULL)
-        return NULL;
-    MPI_Aint *a = mp_malloc((size_t)n * sizeof(MPI_Aint));
-    for (MPI_Count i = 0; i < n; i++)
-        a[i] = (MPI_Aint)src[i];
-    return a;
+    return n > 0 && src ? mp_counts_widen((mp_counts){ src, MP_COUNTS_COUNT }, n) : NULL;
 }
 
 /* The prologue of the large paths: count >= 0, newtype and oldtype valid. */
@@ -323,30 +318,6 @@ int mp_do_type_create_darray_c(const char *F, int size, int rank, int ndims,
     return err;
 }
 
-int mp_do_type_get_envelope_c(const char *F, MPI_Datatype datatype, MPI_Count *num_integers,
-                              MPI_Count *num_addresses, MPI_Count *num_large_counts,
-                              MPI_Count *num_datatypes, int *combiner)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = mp_dtarg_type(F, "datatype", datatype, MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS,
-                             &dt)) ||
-        (err = mp_dtarg_ptr(F, "num_integers", num_integers)) ||
-        (err = mp_dtarg_ptr(F, "num_addresses", num_addresses)) ||
-        (err = mp_dtarg_ptr(F, "num_large_counts", num_large_counts)) ||
-        (err = mp_dtarg_ptr(F, "num_datatypes", num_datatypes)) ||
-        (err = mp_dtarg_ptr(F, "combiner", combiner)))
-        return err;
-    mp_type_contents c;
-    mp_type_contents_of(dt, &c);
-    const mp_type_contents *info = &c;
-    *combiner = info->combiner;
-    *num_integers = info->nints;
-    *num_addresses = info->naints;
-    *num_large_counts = info->nlarge;
-    *num_datatypes = info->ntypes;
-    return MPI_SUCCESS;
-}
 
 int mp_do_type_get_contents_c(const char *F, MPI_Datatype datatype, MPI_Count max_integers,
                               MPI_Count max_addresses, MPI_Count max_large_counts,

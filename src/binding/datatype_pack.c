@@ -11,81 +11,76 @@
 #include "binding/binding.h"
 #include <string.h>
 
-static int pack_core(const char *F, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
-                     void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm_h,
-                     int external)
+/* The checks every packing call makes -- the communicator of the native forms, the count,
+ * the type, the position or size pointer `out` -- and the packed size of count elements. */
+static int stream_args(const char *F, MPI_Comm comm_h, int external, MPI_Count count,
+                       MPI_Datatype datatype, const void *out, const char *out_name,
+                       mp_comm **comm, mp_datatype **dt, size_t *bytes)
 {
-    mp_comm *comm = NULL;
-    mp_datatype *dt;
     int err;
-    if (!external && (err = mp_arg_comm(F, comm_h, &comm)))
+    *comm = NULL;
+    if ((!external && (err = mp_arg_comm(F, comm_h, comm))) ||
+        (err = mp_dtarg_nonneg(F, "count", count)) ||
+        (err = mp_dtarg_type(F, "datatype", datatype, 0, dt)) ||
+        (err = mp_dtarg_ptr(F, out_name, out)))
         return err;
-    if ((err = mp_dtarg_nonneg(F, "count", incount)) ||
-        (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
-        (err = mp_dtarg_ptr(F, "position", position)))
+    *bytes = external ? mp_datatype_external_bytes(*dt, count) : mp_datatype_bytes(*dt, count);
+    return MPI_SUCCESS;
+}
+
+/* Packs (pack != 0: from inbuf into the packed buffer outbuf of `size` bytes) or unpacks
+ * (from the packed buffer inbuf into outbuf) count elements at *position of the packed
+ * buffer, and advances *position. */
+static int stream_core(const char *F, int pack, const void *inbuf, void *outbuf,
+                       MPI_Count count, MPI_Datatype datatype, MPI_Count size,
+                       MPI_Count *position, MPI_Comm comm_h, int external)
+{
+    mp_comm *comm;
+    mp_datatype *dt;
+    size_t bytes;
+    int err = stream_args(F, comm_h, external, count, datatype, position, "position", &comm,
+                          &dt, &bytes);
+    if (err)
         return err;
-    size_t bytes = external ? mp_datatype_external_bytes(dt, incount)
-                            : mp_datatype_bytes(dt, incount);
-    if (*position < 0 || *position > outsize || (MPI_Count)bytes > outsize - *position)
-        return mp_error(comm, MPI_ERR_TRUNCATE, F, "%zu bytes do not fit at position %lld of "
-                        "an output buffer of %lld bytes", bytes, (long long)*position,
-                        (long long)outsize);
-    if (bytes && (err = mp_dtarg_ptr(F, "outbuf", outbuf)))
+    if (*position < 0 || *position > size || (MPI_Count)bytes > size - *position)
+        return pack ? mp_error(comm, MPI_ERR_TRUNCATE, F, "%zu bytes do not fit at position "
+                               "%lld of an output buffer of %lld bytes", bytes,
+                               (long long)*position, (long long)size)
+                    : mp_error(comm, MPI_ERR_TRUNCATE, F, "unpacking %zu bytes at position "
+                               "%lld overruns an input buffer of %lld bytes", bytes,
+                               (long long)*position, (long long)size);
+    char *packed = (char *)(pack ? outbuf : inbuf);
+    if (bytes && (err = mp_dtarg_ptr(F, pack ? "outbuf" : "inbuf", packed)))
         return err;
-    char *out = (char *)outbuf + *position;
-    if (external)
-        mp_pack_external(inbuf, incount, dt, out);
+    packed += *position;
+    if (pack && external)
+        mp_pack_external(inbuf, count, dt, packed);
+    else if (pack)
+        mp_pack(inbuf, count, dt, 0, packed, bytes);
+    else if (external)
+        mp_unpack_external(packed, outbuf, count, dt);
     else
-        mp_pack(inbuf, incount, dt, 0, out, bytes);
+        mp_unpack(outbuf, count, dt, 0, packed, bytes);
     *position += (MPI_Count)bytes;
     return MPI_SUCCESS;
 }
 
-static int unpack_core(const char *F, const void *inbuf, MPI_Count insize, MPI_Count *position,
-                       void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm_h,
-                       int external)
-{
-    mp_comm *comm = NULL;
-    mp_datatype *dt;
-    int err;
-    if (!external && (err = mp_arg_comm(F, comm_h, &comm)))
-        return err;
-    if ((err = mp_dtarg_nonneg(F, "count", outcount)) ||
-        (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
-        (err = mp_dtarg_ptr(F, "position", position)))
-        return err;
-    size_t bytes = external ? mp_datatype_external_bytes(dt, outcount)
-                            : mp_datatype_bytes(dt, outcount);
-    if (*position < 0 || *position > insize || (MPI_Count)bytes > insize - *position)
-        return mp_error(comm, MPI_ERR_TRUNCATE, F, "unpacking %zu bytes at position %lld "
-                        "overruns an input buffer of %lld bytes", bytes, (long long)*position,
-                        (long long)insize);
-    if (bytes && (err = mp_dtarg_ptr(F, "inbuf", inbuf)))
-        return err;
-    const char *in = (const char *)inbuf + *position;
-    if (external)
-        mp_unpack_external(in, outbuf, outcount, dt);
-    else
-        mp_unpack(outbuf, outcount, dt, 0, in, bytes);
-    *position += (MPI_Count)bytes;
-    return MPI_SUCCESS;
-}
+#define pack_core(F, in, n, dt, out, size, pos, comm, ext) \
+    stream_core(F, 1, in, out, n, dt, size, pos, comm, ext)
+#define unpack_core(F, in, size, pos, out, n, dt, comm, ext) \
+    stream_core(F, 0, in, out, n, dt, size, pos, comm, ext)
 
 static int size_core(const char *F, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm_h,
                      int external, MPI_Count *size)
 {
     mp_comm *comm;
     mp_datatype *dt;
-    int err;
-    if (!external && (err = mp_arg_comm(F, comm_h, &comm)))
-        return err;
-    if ((err = mp_dtarg_nonneg(F, "count", incount)) ||
-        (err = mp_dtarg_type(F, "datatype", datatype, 0, &dt)) ||
-        (err = mp_dtarg_ptr(F, "size", size)))
-        return err;
-    *size = (MPI_Count)(external ? mp_datatype_external_bytes(dt, incount)
-                                 : mp_datatype_bytes(dt, incount));
-    return MPI_SUCCESS;
+    size_t bytes;
+    int err = stream_args(F, comm_h, external, incount, datatype, size, "size", &comm, &dt,
+                          &bytes);
+    if (!err)
+        *size = (MPI_Count)bytes;
+    return err;
 }
 
 static int check_datarep(const char *F, const char *datarep)

@@ -15,127 +15,6 @@ static int query_type(const char *F, MPI_Datatype h, mp_datatype **dt)
     return mp_dtarg_type(F, "datatype", h, MP_TYPE_UNCOMMITTED | MP_TYPE_MARKERS, dt);
 }
 
-int mp_do_type_size_x(const char *F, MPI_Datatype datatype, MPI_Count *size)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "size", size)))
-        return err;
-    *size = dt->size;
-    return MPI_SUCCESS;
-}
-
-int mp_do_type_size_c(const char *F, MPI_Datatype datatype, MPI_Count *size)
-{
-    return mp_do_type_size_x(F, datatype, size);
-}
-
-int mp_do_type_size(const char *F, MPI_Datatype datatype, int *size)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "size", size)))
-        return err;
-    *size = dt->size > 0x7fffffff ? MPI_UNDEFINED : (int)dt->size;
-    return MPI_SUCCESS;
-}
-
-int mp_do_type_get_extent(const char *F, MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "lb", lb)) ||
-        (err = mp_dtarg_ptr(F, "extent", extent)))
-        return err;
-    *lb = dt->lb;
-    *extent = dt->extent;
-    return MPI_SUCCESS;
-}
-
-int mp_do_type_get_extent_x(const char *F, MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    MPI_Aint l, e;
-    int err = mp_do_type_get_extent(F, datatype, &l, &e);
-    if (err == MPI_SUCCESS) {
-        if (lb)
-            *lb = l;
-        if (extent)
-            *extent = e;
-    }
-    return err;
-}
-
-int mp_do_type_get_extent_c(const char *F, MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    return mp_do_type_get_extent_x(F, datatype, lb, extent);
-}
-
-int mp_do_type_get_true_extent(const char *F, MPI_Datatype datatype, MPI_Aint *true_lb,
-                               MPI_Aint *true_extent)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "true_lb", true_lb)) ||
-        (err = mp_dtarg_ptr(F, "true_extent", true_extent)))
-        return err;
-    *true_lb = dt->true_lb;
-    *true_extent = dt->true_ub - dt->true_lb;
-    return MPI_SUCCESS;
-}
-
-int mp_do_type_get_true_extent_x(const char *F, MPI_Datatype datatype, MPI_Count *true_lb,
-                                 MPI_Count *true_extent)
-{
-    MPI_Aint l, e;
-    int err = mp_do_type_get_true_extent(F, datatype, &l, &e);
-    if (err == MPI_SUCCESS) {
-        if (true_lb)
-            *true_lb = l;
-        if (true_extent)
-            *true_extent = e;
-    }
-    return err;
-}
-
-int mp_do_type_get_true_extent_c(const char *F, MPI_Datatype datatype, MPI_Count *true_lb,
-                                 MPI_Count *true_extent)
-{
-    return mp_do_type_get_true_extent_x(F, datatype, true_lb, true_extent);
-}
-
-/* Deprecated MPI-1 forms. */
-int mp_do_type_extent(const char *F, MPI_Datatype datatype, MPI_Aint *extent)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "extent", extent)))
-        return err;
-    *extent = dt->extent;
-    return MPI_SUCCESS;
-}
-
-int mp_do_type_lb(const char *F, MPI_Datatype datatype, MPI_Aint *displacement)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) ||
-        (err = mp_dtarg_ptr(F, "displacement", displacement)))
-        return err;
-    *displacement = dt->lb;
-    return MPI_SUCCESS;
-}
-
-int mp_do_type_ub(const char *F, MPI_Datatype datatype, MPI_Aint *displacement)
-{
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) ||
-        (err = mp_dtarg_ptr(F, "displacement", displacement)))
-        return err;
-    *displacement = dt->ub;
-    return MPI_SUCCESS;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Envelope and contents
  * ------------------------------------------------------------------------------------------- */
@@ -147,26 +26,18 @@ static int large_only(const char *F, const mp_datatype *dt)
                     "and has large-count contents; use %s_c", (unsigned)dt->handle, F);
 }
 
-int mp_do_type_get_envelope(const char *F, MPI_Datatype datatype, int *num_integers,
+/* MPI_Type_get_envelope: the description resolves the type and checks the pointers. */
+int mp_do_type_get_envelope(const char *F, mp_datatype *dt, int *num_integers,
                             int *num_addresses, int *num_datatypes, int *combiner)
 {
-    mp_datatype *dt;
-    int err;
-    if ((err = query_type(F, datatype, &dt)) ||
-        (err = mp_dtarg_ptr(F, "num_integers", num_integers)) ||
-        (err = mp_dtarg_ptr(F, "num_addresses", num_addresses)) ||
-        (err = mp_dtarg_ptr(F, "num_datatypes", num_datatypes)) ||
-        (err = mp_dtarg_ptr(F, "combiner", combiner)))
-        return err;
     mp_type_contents c;
     mp_type_contents_of(dt, &c);
-    const mp_type_contents *info = &c;
-    if (info->nlarge)
+    if (c.nlarge)
         return large_only(F, dt);
-    *combiner = info->combiner;
-    *num_integers = info->nints;
-    *num_addresses = info->naints;
-    *num_datatypes = info->ntypes;
+    *combiner = c.combiner;
+    *num_integers = c.nints;
+    *num_addresses = c.naints;
+    *num_datatypes = c.ntypes;
     return MPI_SUCCESS;
 }
 

@@ -118,6 +118,23 @@ static int check_rank_list(const char *F, const mp_group *g, int n, const int ra
     return MPI_SUCCESS;
 }
 
+/* The new group of incl (the n ranks in their order) or excl (the ranks not `seen`). */
+static int select_ranks(const char *F, const mp_group *g, int n, const int *ranks,
+                        const char *seen, int include, MPI_Group *out)
+{
+    int *world = mp_malloc(sizeof(int) * (size_t)(g->size + 1));
+    int k = 0;
+    if (include) {
+        for (int i = 0; i < n; i++)
+            world[k++] = g->world[ranks[i]];
+    } else {
+        for (int r = 0; r < g->size; r++)
+            if (!seen[r])
+                world[k++] = g->world[r];
+    }
+    return give_group(F, mp_group_create(k, world), out);
+}
+
 static int incl_excl(const char *F, mp_group *g, int n, const int ranks[], MPI_Group *out,
                      int include)
 {
@@ -132,18 +149,9 @@ static int incl_excl(const char *F, mp_group *g, int n, const int ranks[], MPI_G
         free(seen);
         return err;
     }
-    int *world = mp_malloc(sizeof(int) * (size_t)(g->size + 1));
-    int k = 0;
-    if (include) {
-        for (int i = 0; i < n; i++)
-            world[k++] = g->world[ranks[i]];
-    } else {
-        for (int r = 0; r < g->size; r++)
-            if (!seen[r])
-                world[k++] = g->world[r];
-    }
+    err = select_ranks(F, g, n, ranks, seen, include, out);
     free(seen);
-    return give_group(F, mp_group_create(k, world), out);
+    return err;
 }
 
 int mp_do_group_incl(const char *F, mp_group *g, int n, const int ranks[], MPI_Group *out)
@@ -203,19 +211,10 @@ static int range_incl_excl(const char *F, mp_group *g, int n, int ranges[][3],
         }
         seen[ranks[i]] = 1;
     }
-    int *world = mp_malloc(sizeof(int) * (size_t)(g->size + 1));
-    int k = 0;
-    if (include) {
-        for (int i = 0; i < count; i++)
-            world[k++] = g->world[ranks[i]];
-    } else {
-        for (int r = 0; r < g->size; r++)
-            if (!seen[r])
-                world[k++] = g->world[r];
-    }
+    err = select_ranks(F, g, count, ranks, seen, include, out);
     free(seen);
     free(ranks);
-    return give_group(F, mp_group_create(k, world), out);
+    return err;
 }
 
 int mp_do_group_range_incl(const char *F, mp_group *g, int n, int ranges[][3], MPI_Group *out)

@@ -135,39 +135,40 @@ static void wait_done(mp_request *r)
         }
 }
 
-int mp_do_wait(const char *F, MPI_Request *request, MPI_Status *status)
+/* Waits for (flag NULL) or tests one request. */
+static inline int complete_one(const char *F, MPI_Request *request, int *flag,
+                               MPI_Status *status)
 {
     mp_request *r;
     int err = lookup(F, *request, &r);
     if (err)
         return err;
     if (r == NULL) {
+        if (flag)
+            *flag = 1;
         empty_status(status);
         return MPI_SUCCESS;
     }
-    wait_done(r);
+    if (!flag) {
+        wait_done(r);
+    } else {
+        if (!req_done(r))
+            mp_progress();
+        if (!(*flag = req_done(r)))
+            return MPI_SUCCESS;
+    }
     mp_comm *comm = err_comm(r);
     return mp_ret(comm, F, req_finish(r, request, status));
 }
 
+int mp_do_wait(const char *F, MPI_Request *request, MPI_Status *status)
+{
+    return complete_one(F, request, NULL, status);
+}
+
 int mp_do_test(const char *F, MPI_Request *request, int *flag, MPI_Status *status)
 {
-    mp_request *r;
-    int err = lookup(F, *request, &r);
-    if (err)
-        return err;
-    if (r == NULL) {
-        *flag = 1;
-        empty_status(status);
-        return MPI_SUCCESS;
-    }
-    if (!req_done(r))
-        mp_progress();
-    *flag = req_done(r);
-    if (!*flag)
-        return MPI_SUCCESS;
-    mp_comm *comm = err_comm(r);
-    return mp_ret(comm, F, req_finish(r, request, status));
+    return complete_one(F, request, flag, status);
 }
 
 /* Finishes the complete requests reqs[at[k]] (at == NULL: reqs[k]; null handles give empty
@@ -230,20 +231,25 @@ int mp_do_testall(const char *F, int count, MPI_Request reqs[], int *flag,
     return finish_list(F, count, reqs, NULL, statuses);
 }
 
+/* reqs[i] if it is an active request (not null, not an inactive persistent one), else NULL. */
+static mp_request *active_at(MPI_Request reqs[], int i)
+{
+    mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+    return r && req_active(r) ? r : NULL;
+}
+
 /* One scan for Waitany/Testany: index of a complete active request, -1 if none is complete,
  * -2 if no request is active. */
 static int scan_any(int count, MPI_Request reqs[])
 {
-    int active = 0;
+    int any = 0;
     for (int i = 0; i < count; i++) {
-        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
-        if (r == NULL || !req_active(r))
-            continue;
-        active = 1;
-        if (req_done(r))
+        mp_request *r = active_at(reqs, i);
+        any |= r != NULL;
+        if (r && req_done(r))
             return i;
     }
-    return active ? -1 : -2;
+    return any ? -1 : -2;
 }
 
 static int finish_one(const char *F, MPI_Request reqs[], int i, int *index, MPI_Status *status)
@@ -307,16 +313,14 @@ static int some(const char *F, int count, MPI_Request reqs[], int *outcount, int
     unsigned spins = 0;
     mp_progress();
     for (;;) {
-        int active = 0, n = 0;
+        int any = 0, n = 0;
         for (int i = 0; i < count; i++) {
-            mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
-            if (r == NULL || !req_active(r))
-                continue;
-            active = 1;
-            if (req_done(r))
+            mp_request *r = active_at(reqs, i);
+            any |= r != NULL;
+            if (r && req_done(r))
                 indices[n++] = i;
         }
-        if (!active) {
+        if (!any) {
             *outcount = MPI_UNDEFINED;
             return MPI_SUCCESS;
         }
@@ -376,14 +380,10 @@ static void free_when_complete(mp_request *r)
     mp_request_free(r);
 }
 
-int mp_do_request_free(const char *F, MPI_Request *request)
+/* The description resolves the request and resets the handle when this succeeds. */
+int mp_do_request_free(const char *F, mp_request *r)
 {
-    mp_request *r;
-    int err = lookup(F, *request, &r);
-    if (err)
-        return err;
-    if (r == NULL)
-        return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
+    int err;
     if (r->kind == MP_REQ_PCOLL) {        /* persistent collective: src/coll/persist.c */
         if ((err = mp_coll_persistent_free(r)))
             return mp_error_raise(r->comm, err, F);
@@ -409,18 +409,11 @@ int mp_do_request_free(const char *F, MPI_Request *request)
         r->handle = 0;
         r->on_complete = free_when_complete;
     }
-    *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
 
-int mp_do_cancel(const char *F, MPI_Request *request)
+int mp_do_cancel(const char *F, mp_request *r)
 {
-    mp_request *r;
-    int err = lookup(F, *request, &r);
-    if (err)
-        return err;
-    if (r == NULL)
-        return mp_error(NULL, MPI_ERR_REQUEST, F, "invalid request MPI_REQUEST_NULL");
     if (r->kind == MP_REQ_GREQ) {
         mp_greq *g = r->greq;
         return g->cancel ? g->cancel(g->extra, mp_request_is_done(r)) : MPI_SUCCESS;

@@ -90,7 +90,7 @@ static mp_topo *cart_topo(int ndims, const int dims[], const int periods[])
     t->kind = MPI_CART;
     t->ndims = ndims;
     t->dims = dup_ints(dims, ndims);
-    t->periods = mp_malloc(sizeof(int) * (size_t)(ndims ? ndims : 1));
+    t->periods = dup_ints(NULL, ndims);
     for (int d = 0; d < ndims; d++)
         t->periods[d] = periods ? periods[d] != 0 : 0;
     return t;
@@ -222,7 +222,7 @@ int mp_do_cart_sub(const char *F, mp_comm *comm, const int remain_dims[], MPI_Co
         return err;
     if (t->ndims > 0 && (err = mp_chk_out(F, remain_dims, "remain_dims")))
         return err;
-    int *coords = mp_malloc(sizeof(int) * (size_t)(t->ndims ? t->ndims : 1));
+    int *coords = dup_ints(NULL, t->ndims);
     mp_cart_coords_of(t, comm->rank, coords);
     /* color: position among the dropped dimensions; key: position among the kept ones */
     int color = 0, key = 0, kept = 0;
@@ -237,17 +237,15 @@ int mp_do_cart_sub(const char *F, mp_comm *comm, const int remain_dims[], MPI_Co
     free(coords);
     if ((err = mp_comm_split_internal(comm, color, key, &c)))
         return err;
-    mp_topo *s = mp_calloc(1, sizeof *s);
-    s->kind = MPI_CART;
-    s->ndims = kept;
-    s->dims = mp_malloc(sizeof(int) * (size_t)(kept ? kept : 1));
-    s->periods = mp_malloc(sizeof(int) * (size_t)(kept ? kept : 1));
+    int *dims = dup_ints(NULL, kept), *periods = dup_ints(NULL, kept);
     for (int d = 0, k = 0; d < t->ndims; d++)
         if (remain_dims[d]) {
-            s->dims[k] = t->dims[d];
-            s->periods[k++] = t->periods[d];
+            dims[k] = t->dims[d];
+            periods[k++] = t->periods[d];
         }
-    c->topo = s;
+    c->topo = cart_topo(kept, dims, periods);
+    free(dims);
+    free(periods);
     *newcomm = c->handle;
     return MPI_SUCCESS;
 }
@@ -607,10 +605,10 @@ int mp_do_dist_graph_create(const char *F, mp_comm *comm, int n, const int sourc
     mp_topo *t = mp_calloc(1, sizeof *t);
     t->kind = MPI_DIST_GRAPH;
     t->weighted = weighted;
-    t->in = mp_malloc(sizeof(int) * (size_t)(ngot ? ngot : 1));
-    t->inw = mp_malloc(sizeof(int) * (size_t)(ngot ? ngot : 1));
-    t->out = mp_malloc(sizeof(int) * (size_t)(ngot ? ngot : 1));
-    t->outw = mp_malloc(sizeof(int) * (size_t)(ngot ? ngot : 1));
+    t->in = dup_ints(NULL, ngot);
+    t->inw = dup_ints(NULL, ngot);
+    t->out = dup_ints(NULL, ngot);
+    t->outw = dup_ints(NULL, ngot);
     for (int i = 0; i < ngot; i++) {
         if (got[i].dst == c->rank) {
             t->in[t->indeg] = got[i].src;

@@ -341,6 +341,18 @@ void mp_type_contents_of(const mp_datatype *dt, mp_type_contents *c)
                              info->nlarge, info->ints, info->aints, info->types, info->large };
 }
 
+int mp_type_envelope_c(const mp_datatype *dt, MPI_Count *nints, MPI_Count *naints,
+                       MPI_Count *nlarge, MPI_Count *ntypes, int *combiner)
+{
+    const mp_dtinfo *info = mp_dt_info(dt);
+    *nints = info->nints;
+    *naints = info->naints;
+    *nlarge = info->nlarge;
+    *ntypes = info->ntypes;
+    *combiner = info->combiner;
+    return MPI_SUCCESS;
+}
+
 mp_datatype *mp_type_named_copy(mp_datatype *base)
 {
     mp_datatype *dt = mp_type_dup(base);

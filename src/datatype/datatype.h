@@ -134,6 +134,9 @@ typedef struct mp_type_contents {
     const MPI_Count *large;
 } mp_type_contents;
 void mp_type_contents_of(const mp_datatype *dt, mp_type_contents *c);
+/* MPI_Type_get_envelope_c: the counts of the contents and the combiner. */
+int  mp_type_envelope_c(const mp_datatype *dt, MPI_Count *nints, MPI_Count *naints,
+                        MPI_Count *nlarge, MPI_Count *ntypes, int *combiner);
 /* A named copy of a predefined type (MPI_Type_create_f90_*): base's data and its external32
  * conversion. */
 mp_datatype *mp_type_named_copy(mp_datatype *base);
