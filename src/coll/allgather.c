@@ -283,36 +283,16 @@ int mp_iallgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbu
             return allgather_btree4star_shm(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
         }
     }
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     return mp_coll_finish(s, build_allgather(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt), req);
-}
-
-int mp_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-                 MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm)
-{
-    return mp_iallgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL);
 }
 
 int mp_iallgatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                    const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt,
                    mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     return mp_coll_finish(s, build_allgatherv(s, comm, sbuf, scount, sdt, rbuf, rcounts,
                                               displs, rdt), req);
 }
 
-int mp_allgatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-                  const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt,
-                  mp_comm *comm)
-{
-    return mp_iallgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, NULL);
-}

@@ -32,28 +32,51 @@
 
 #define RABENSEIFNER_MIN 2048
 
+/* The recursive algorithms run on a power of two: of a team of pof2 + rem ranks, the first
+ * 2 * rem pair up -- the even one hands its vector to the odd one, which reduces it
+ * ((me-1) op me) and takes part as rank me / 2 -- and the others take part as me - rem.
+ * Returns the rank among the pof2, -1 for a rank that sits out. */
+static int fold_in(mp_sched *s, const mp_team *t, void *acc, void *tmp, MPI_Aint count,
+                   mp_datatype *dt, MPI_Op op, int rem)
+{
+    int me = t->rank, newrank = -1;
+    if (me >= 2 * rem)
+        return me - rem;
+    if (me % 2 == 0) {
+        mp_sched_send(s, acc, count, dt, mp_team_peer(t, me + 1));
+    } else {
+        mp_sched_recv(s, tmp, count, dt, mp_team_peer(t, me - 1));
+        mp_sched_fence(s);
+        mp_sched_reduce(s, tmp, acc, count, dt, op);
+        newrank = me / 2;
+    }
+    mp_sched_fence(s);
+    return newrank;
+}
+
+/* The result back to the ranks that sat out: the even one of a pair receives it into `into`. */
+static void fold_out(mp_sched *s, const mp_team *t, void *into, const void *acc,
+                     MPI_Aint count, mp_datatype *dt, int rem)
+{
+    int me = t->rank;
+    if (me >= 2 * rem)
+        return;
+    if (me % 2 == 0)
+        mp_sched_recv(s, into, count, dt, mp_team_peer(t, me + 1));
+    else
+        mp_sched_send(s, acc, count, dt, mp_team_peer(t, me - 1));
+    mp_sched_fence(s);
+}
+
 void mp_build_allreduce_rd(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
                            mp_datatype *dt, MPI_Op op)
 {
     int n = t->size, me = t->rank;
     if (n == 1)
         return;
-    int pof2 = (int)mp_pof2_floor(n), rem = n - pof2, newrank;
+    int pof2 = (int)mp_pof2_floor(n), rem = n - pof2;
     void *orig = acc, *tmp = mp_sched_tmp(s, count, dt);
-    if (me < 2 * rem) {
-        if (me % 2 == 0) {
-            mp_sched_send(s, acc, count, dt, mp_team_peer(t, me + 1));
-            newrank = -1;
-        } else {
-            mp_sched_recv(s, tmp, count, dt, mp_team_peer(t, me - 1));
-            mp_sched_fence(s);
-            mp_sched_reduce(s, tmp, acc, count, dt, op);   /* (me-1) op me */
-            newrank = me / 2;
-        }
-        mp_sched_fence(s);
-    } else {
-        newrank = me - rem;
-    }
+    int newrank = fold_in(s, t, acc, tmp, count, dt, op, rem);
     if (newrank >= 0) {
         for (int mask = 1; mask < pof2; mask <<= 1) {
             int newdst = newrank ^ mask;
@@ -69,13 +92,7 @@ void mp_build_allreduce_rd(mp_sched *s, const mp_team *t, void *acc, MPI_Aint co
             }
         }
     }
-    if (me < 2 * rem) {
-        if (me % 2 == 0)
-            mp_sched_recv(s, orig, count, dt, mp_team_peer(t, me + 1));
-        else
-            mp_sched_send(s, acc, count, dt, mp_team_peer(t, me - 1));
-        mp_sched_fence(s);
-    }
+    fold_out(s, t, orig, acc, count, dt, rem);
     if (newrank >= 0 && acc != orig)
         mp_sched_copy(s, acc, count, dt, orig, count, dt);
 }
@@ -90,23 +107,10 @@ static MPI_Aint block_lo(MPI_Aint b, MPI_Aint count, int nb)
 static void build_allreduce_rabenseifner(mp_sched *s, const mp_team *t, void *acc,
                                          MPI_Aint count, mp_datatype *dt, MPI_Op op)
 {
-    int n = t->size, me = t->rank;
-    int pof2 = (int)mp_pof2_floor(n), rem = n - pof2, newrank;
+    int n = t->size;
+    int pof2 = (int)mp_pof2_floor(n), rem = n - pof2;
     void *tmp = mp_sched_tmp(s, count, dt);
-    if (me < 2 * rem) {
-        if (me % 2 == 0) {
-            mp_sched_send(s, acc, count, dt, mp_team_peer(t, me + 1));
-            newrank = -1;
-        } else {
-            mp_sched_recv(s, tmp, count, dt, mp_team_peer(t, me - 1));
-            mp_sched_fence(s);
-            mp_sched_reduce(s, tmp, acc, count, dt, op);
-            newrank = me / 2;
-        }
-        mp_sched_fence(s);
-    } else {
-        newrank = me - rem;
-    }
+    int newrank = fold_in(s, t, acc, tmp, count, dt, op, rem);
     if (newrank >= 0) {
 #define REAL(nr) ((nr) < rem ? (nr) * 2 + 1 : (nr) + rem)
         /* reduce-scatter by recursive halving: keep the half of my range that contains
@@ -137,13 +141,7 @@ static void build_allreduce_rabenseifner(mp_sched *s, const mp_team *t, void *ac
         }
 #undef REAL
     }
-    if (me < 2 * rem) {
-        if (me % 2 == 0)
-            mp_sched_recv(s, acc, count, dt, mp_team_peer(t, me + 1));
-        else
-            mp_sched_send(s, acc, count, dt, mp_team_peer(t, me - 1));
-        mp_sched_fence(s);
-    }
+    fold_out(s, t, acc, acc, count, dt, rem);
 }
 
 static void build_allreduce_ring(mp_sched *s, const mp_team *t, void *acc, MPI_Aint count,
@@ -274,16 +272,7 @@ int mp_iallreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt,
             return allreduce_btree4_shm(sbuf, rbuf, count, dt, op, comm);
         }
     }
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, dt);
-        mp_sched_hold_op(s, op);
-    }
+    mp_sched *s = mp_sched_for(comm, req, dt, NULL, op);
     return mp_coll_finish(s, build_allreduce(s, comm, sbuf, rbuf, count, dt, op), req);
 }
 
-int mp_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-                 mp_comm *comm)
-{
-    return mp_iallreduce(sbuf, rbuf, count, dt, op, comm, NULL);
-}

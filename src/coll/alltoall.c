@@ -171,29 +171,15 @@ static int build_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint
 int mp_ialltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                  MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     return mp_coll_finish(s, build_alltoall(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt), req);
-}
-
-int mp_alltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-                MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm)
-{
-    return mp_ialltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL);
 }
 
 int mp_ialltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
                   mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
                   const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     if (comm->is_inter)
         return mp_coll_finish(s, mp_build_inter_alltoallv(s, comm, sbuf, scounts, sdispls, sdt,
                                                           rbuf, rcounts, rdispls, rdt), req);
@@ -204,13 +190,6 @@ int mp_ialltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdi
     a2a x = expand(s, n, sbuf, scounts, sdispls, 0, sdt, rbuf, rcounts, rdispls, 0, rdt);
     return mp_coll_finish(s, build_alltoallw(s, comm, MP_COLL_ALLTOALLV, &x, total / (size_t)n),
                           req);
-}
-
-int mp_alltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
-                 mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
-                 const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm)
-{
-    return mp_ialltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, NULL);
 }
 
 int mp_ialltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
@@ -243,9 +222,3 @@ int mp_ialltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdi
                           req);
 }
 
-int mp_alltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
-                 mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
-                 const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm)
-{
-    return mp_ialltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm, NULL);
-}

@@ -83,4 +83,3 @@ int mp_ibarrier(mp_comm *comm, mp_request **req)
     return mp_coll_finish(s, MPI_SUCCESS, req);
 }
 
-int mp_barrier(mp_comm *comm) { return mp_ibarrier(comm, NULL); }

@@ -222,13 +222,7 @@ int mp_ibcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *com
             return bcast_two_stage_shm(buf, count, dt, root, comm);
         }
     }
-    mp_sched *s = mp_sched_new(comm);
-    if (req)
-        mp_sched_hold_dt(s, dt);
+    mp_sched *s = mp_sched_for(comm, req, dt, NULL, MPI_OP_NULL);
     return mp_coll_finish(s, build_bcast(s, comm, buf, count, dt, root), req);
 }
 
-int mp_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm)
-{
-    return mp_ibcast(buf, count, dt, root, comm, NULL);
-}

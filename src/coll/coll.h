@@ -11,57 +11,51 @@
 #include "datatype/datatype.h"
 #include "pt2pt/pt2pt.h"
 
-int mp_barrier(mp_comm *comm);
 /* Takes the next position in comm's nonblocking collective sequence, as an I-collective does
  * when it starts, and returns its tag (sched.c): for nonblocking operations of other layers
  * that talk on comm's collective context (MPI_Comm_idup's context-id agreement). */
 int mp_coll_nonblocking_tag(mp_comm *comm);
 
 /* ---------------------------------------------------------------------------------------------
- * Blocking collectives (added by the coll layer).  Buffers, counts and types follow the MPI
- * standard; MPI_IN_PLACE is accepted wherever the standard allows it.  The caller (binding)
- * has validated arguments; these only move data.
+ * Collectives.  Buffers, counts and types follow the MPI standard; MPI_IN_PLACE is accepted
+ * wherever the standard allows it.  The caller (binding) has validated arguments; these only
+ * move data.  Every collective is a schedule: the nonblocking form (below) starts it and
+ * returns a request completed by the progress engine; the blocking form is the nonblocking one
+ * without a request, which runs the schedule on the spot.
  * ------------------------------------------------------------------------------------------- */
-int mp_bcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm);
-int mp_reduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-              int root, mp_comm *comm);
-int mp_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-                 mp_comm *comm);
-int mp_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-                 MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm);
-int mp_allgatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-                  const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt,
-                  mp_comm *comm);
-int mp_gather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-              MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm);
-int mp_gatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-               const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt, int root,
-               mp_comm *comm);
-int mp_scatter(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-               MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm);
-int mp_scatterv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *displs,
-                mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root,
-                mp_comm *comm);
-int mp_alltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-                MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm);
-int mp_alltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
-                 mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
-                 const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm);
-/* alltoallw: displacements in bytes, one type per peer */
-int mp_alltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
-                 mp_datatype *const *sdts, void *rbuf, const MPI_Aint *rcounts,
-                 const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm);
-int mp_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Aint *rcounts, mp_datatype *dt,
-                      MPI_Op op, mp_comm *comm);
-int mp_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Aint rcount, mp_datatype *dt,
-                            MPI_Op op, mp_comm *comm);
-int mp_scan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-            mp_comm *comm);
-int mp_exscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-              mp_comm *comm);
+#define mp_barrier(comm) mp_ibarrier(comm, NULL)
+#define mp_bcast(buf, count, dt, root, comm) mp_ibcast(buf, count, dt, root, comm, NULL)
+#define mp_reduce(sbuf, rbuf, count, dt, op, root, comm) \
+    mp_ireduce(sbuf, rbuf, count, dt, op, root, comm, NULL)
+#define mp_allreduce(sbuf, rbuf, count, dt, op, comm) \
+    mp_iallreduce(sbuf, rbuf, count, dt, op, comm, NULL)
+#define mp_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm) \
+    mp_iallgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL)
+#define mp_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm) \
+    mp_iallgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, NULL)
+#define mp_gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm) \
+    mp_igather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, NULL)
+#define mp_gatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm) \
+    mp_igatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm, NULL)
+#define mp_scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm) \
+    mp_iscatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, NULL)
+#define mp_scatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm) \
+    mp_iscatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, NULL)
+#define mp_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm) \
+    mp_ialltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL)
+#define mp_alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm) \
+    mp_ialltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, NULL)
+#define mp_alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm) \
+    mp_ialltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm, NULL)
+#define mp_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm) \
+    mp_ireduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, NULL)
+#define mp_reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm) \
+    mp_ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, NULL)
+#define mp_scan(sbuf, rbuf, count, dt, op, comm) mp_iscan(sbuf, rbuf, count, dt, op, comm, NULL)
+#define mp_exscan(sbuf, rbuf, count, dt, op, comm) \
+    mp_iexscan(sbuf, rbuf, count, dt, op, comm, NULL)
 
-/* Nonblocking forms: same arguments plus the request, completed by the progress engine.
- * (Internally every collective is a schedule; the blocking form runs it on the spot.) */
+/* The nonblocking forms (alltoallw: displacements in bytes, one type per peer). */
 int mp_ibarrier(mp_comm *comm, mp_request **req);
 int mp_ibcast(void *buf, MPI_Aint count, mp_datatype *dt, int root, mp_comm *comm,
               mp_request **req);

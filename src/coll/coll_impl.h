@@ -93,6 +93,10 @@ void *mp_sched_alloc(mp_sched *s, size_t bytes);
 /* Keeps objects alive until the schedule ends (nonblocking calls). */
 void mp_sched_hold_dt(mp_sched *s, mp_datatype *dt);
 void mp_sched_hold_op(mp_sched *s, MPI_Op op);
+/* The schedule of a collective entry point: a nonblocking or persistent call (req != NULL)
+ * holds its types and op (NULL, MPI_OP_NULL: none) until it ends. */
+mp_sched *mp_sched_for(mp_comm *comm, mp_request **req, mp_datatype *dt1, mp_datatype *dt2,
+                       MPI_Op op);
 /* Runs to completion and frees the schedule; returns the first error. */
 int  mp_sched_run(mp_sched *s);
 /* Starts in the background: *out is a request of kind MP_REQ_COLL completed by progress. */
@@ -216,6 +220,15 @@ void mp_build_allgatherv_ring(mp_sched *s, const mp_team *t, void *buf, const MP
                               const MPI_Aint *displs, mp_datatype *dt);
 /* Gathers blocks (counts[i] elements at displs[i]) to the team's root; the root's own block
  * must already be in place. */
+/* The linear gather (gather != 0) or scatter of both kinds of communicator (gather.c): the
+ * root -- comm->rank == root, MPI_ROOT across an intercommunicator, where MPI_PROC_NULL does
+ * nothing -- receives or sends one block per (remote) member, counts[i] elements at displs[i]
+ * in the v-forms, else `count` elements at i * count, of `all`; every other rank sends or
+ * receives its `one` block.  The root of an intracommunicator copies its own block between
+ * `one` and `all` instead, unless `one` is MPI_IN_PLACE. */
+int mp_build_rooted(mp_sched *s, mp_comm *comm, int gather, const void *one, MPI_Aint one_count,
+                    mp_datatype *one_dt, const void *all, MPI_Aint count,
+                    const MPI_Aint *counts, const MPI_Aint *displs, mp_datatype *dt, int root);
 void mp_build_gatherv_linear(mp_sched *s, const mp_team *t, void *buf, const MPI_Aint *counts,
                              const MPI_Aint *displs, mp_datatype *dt, int root);
 
@@ -234,18 +247,6 @@ int mp_build_inter_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_A
 int mp_build_inter_allgatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                               mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
                               const MPI_Aint *displs, mp_datatype *rdt);
-int mp_build_inter_gather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                          mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
-                          int root);
-int mp_build_inter_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                           mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
-                           const MPI_Aint *displs, mp_datatype *rdt, int root);
-int mp_build_inter_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                           mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
-                           int root);
-int mp_build_inter_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf,
-                            const MPI_Aint *scounts, const MPI_Aint *displs, mp_datatype *sdt,
-                            void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root);
 int mp_build_inter_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                             mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt);
 int mp_build_inter_alltoallv(mp_sched *s, mp_comm *comm, const void *sbuf,

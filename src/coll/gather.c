@@ -13,6 +13,37 @@
  */
 #include "coll/coll_impl.h"
 
+int mp_build_rooted(mp_sched *s, mp_comm *comm, int gather, const void *one, MPI_Aint one_count,
+                    mp_datatype *one_dt, const void *all, MPI_Aint count,
+                    const MPI_Aint *counts, const MPI_Aint *displs, mp_datatype *dt, int root)
+{
+    int inter = comm->is_inter;
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (inter ? root == MPI_ROOT : comm->rank == root) {
+        for (int i = 0; i < (inter ? comm->remote_size : comm->size); i++) {
+            void *p = mp_elem(all, displs ? displs[i] : i * count, dt);
+            MPI_Aint c = counts ? counts[i] : count;
+            if (!inter && i == root && one == MPI_IN_PLACE)
+                continue;
+            if (!inter && i == root && gather)
+                mp_sched_copy(s, one, one_count, one_dt, p, c, dt);
+            else if (!inter && i == root)
+                mp_sched_copy(s, p, c, dt, (void *)one, one_count, one_dt);
+            else if (gather)
+                mp_sched_recv(s, p, c, dt, i);
+            else
+                mp_sched_send(s, p, c, dt, i);
+        }
+    } else if (gather) {
+        mp_sched_send(s, one, one_count, one_dt, root);
+    } else {
+        mp_sched_recv(s, (void *)one, one_count, one_dt, root);
+    }
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
 void mp_build_gatherv_linear(mp_sched *s, const mp_team *t, void *buf, const MPI_Aint *counts,
                              const MPI_Aint *displs, mp_datatype *dt, int root)
 {
@@ -71,88 +102,38 @@ static int build_gather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint s
                         mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
                         int root)
 {
-    if (comm->is_inter)
-        return mp_build_inter_gather(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
-    int n = comm->size, me = comm->rank;
-    size_t bytes = me == root ? mp_datatype_bytes(rdt, rcount) : mp_datatype_bytes(sdt, scount);
-    if (bytes == 0)
-        return MPI_SUCCESS;
-    mp_coll_args a = { bytes, 0, 1 };
-    int alg = mp_coll_select(MP_COLL_GATHER, comm, &a);
-    mp_coll_ran(comm, MP_COLL_GATHER, alg);
-    if (alg == MP_GATHER_BINOMIAL) {
-        build_gather_binomial(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
-        return MPI_SUCCESS;
-    }
-    if (me == root) {
-        if (sbuf != MPI_IN_PLACE)
-            mp_sched_copy(s, sbuf, scount, sdt, mp_elem(rbuf, me * rcount, rdt), rcount, rdt);
-        for (int i = 0; i < n; i++)
-            if (i != root)
-                mp_sched_recv(s, mp_elem(rbuf, i * rcount, rdt), rcount, rdt, i);
-    } else {
-        mp_sched_send(s, sbuf, scount, sdt, root);
-    }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
-}
-
-static int build_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                         mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
-                         const MPI_Aint *displs, mp_datatype *rdt, int root)
-{
-    if (comm->is_inter)
-        return mp_build_inter_gatherv(s, comm, sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
-                                      root);
     int me = comm->rank;
-    mp_coll_ran(comm, MP_COLL_GATHERV, 0);     /* linear, the only one */
-    if (me == root) {
-        if (sbuf != MPI_IN_PLACE)
-            mp_sched_copy(s, sbuf, scount, sdt, mp_elem(rbuf, displs[me], rdt), rcounts[me], rdt);
-        for (int i = 0; i < comm->size; i++)
-            if (i != root)
-                mp_sched_recv(s, mp_elem(rbuf, displs[i], rdt), rcounts[i], rdt, i);
-    } else {
-        mp_sched_send(s, sbuf, scount, sdt, root);
+    if (!comm->is_inter) {
+        size_t bytes = me == root ? mp_datatype_bytes(rdt, rcount) : mp_datatype_bytes(sdt, scount);
+        if (bytes == 0)
+            return MPI_SUCCESS;
+        mp_coll_args a = { bytes, 0, 1 };
+        int alg = mp_coll_select(MP_COLL_GATHER, comm, &a);
+        mp_coll_ran(comm, MP_COLL_GATHER, alg);
+        if (alg == MP_GATHER_BINOMIAL) {
+            build_gather_binomial(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
+            return MPI_SUCCESS;
+        }
     }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return mp_build_rooted(s, comm, 1, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root);
 }
 
 int mp_igather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     return mp_coll_finish(s, build_gather(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root),
                           req);
-}
-
-int mp_gather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-              MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm)
-{
-    return mp_igather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, NULL);
 }
 
 int mp_igatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                 const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt, int root,
                 mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
-    return mp_coll_finish(s, build_gatherv(s, comm, sbuf, scount, sdt, rbuf, rcounts, displs,
-                                           rdt, root), req);
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
+    if (!comm->is_inter)
+        mp_coll_ran(comm, MP_COLL_GATHERV, 0);     /* linear, the only one */
+    return mp_coll_finish(s, mp_build_rooted(s, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts,
+                                             displs, rdt, root), req);
 }
 
-int mp_gatherv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-               const MPI_Aint *rcounts, const MPI_Aint *displs, mp_datatype *rdt, int root,
-               mp_comm *comm)
-{
-    return mp_igatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm, NULL);
-}

@@ -92,82 +92,36 @@ int mp_build_inter_allreduce(mp_sched *s, mp_comm *comm, const void *sbuf, void 
     return MPI_SUCCESS;
 }
 
+/* Receives block i from and sends block i to every remote member i.  A side's block i is
+ * counts[i] elements at element displs[i] of its buffer (the v-forms), else `count` elements
+ * at element i * step (step 0: the same block for every member). */
+static int exchange(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
+                    MPI_Aint sstep, const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                    mp_datatype *sdt, void *rbuf, MPI_Aint rcount, MPI_Aint rstep,
+                    const MPI_Aint *rcounts, const MPI_Aint *rdispls, mp_datatype *rdt)
+{
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_recv(s, mp_elem(rbuf, rdispls ? rdispls[i] : i * rstep, rdt),
+                      rcounts ? rcounts[i] : rcount, rdt, i);
+    for (int i = 0; i < comm->remote_size; i++)
+        mp_sched_send(s, mp_elem(sbuf, sdispls ? sdispls[i] : i * sstep, sdt),
+                      scounts ? scounts[i] : scount, sdt, i);
+    mp_sched_fence(s);
+    return MPI_SUCCESS;
+}
+
 int mp_build_inter_allgatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                               mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
                               const MPI_Aint *displs, mp_datatype *rdt)
 {
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_recv(s, mp_elem(rbuf, displs[i], rdt), rcounts[i], rdt, i);
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_send(s, sbuf, scount, sdt, i);
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return exchange(s, comm, sbuf, scount, 0, NULL, NULL, sdt, rbuf, 0, 0, rcounts, displs, rdt);
 }
 
 int mp_build_inter_allgather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                              mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
 {
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_recv(s, mp_elem(rbuf, i * rcount, rdt), rcount, rdt, i);
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_send(s, sbuf, scount, sdt, i);
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
-}
-
-/* Gather (gather = 1) or scatter across the groups: the root (MPI_ROOT) receives or sends one
- * block per remote member -- counts[i] elements at displs[i] in the v-forms, else `count`
- * elements at i * count -- and each remote member sends or receives its `one` block. */
-static int inter_rooted(mp_sched *s, mp_comm *comm, int gather, const void *one,
-                        MPI_Aint one_count, mp_datatype *one_dt, const void *all, MPI_Aint count,
-                        const MPI_Aint *counts, const MPI_Aint *displs, mp_datatype *dt,
-                        int root)
-{
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (root == MPI_ROOT) {
-        for (int i = 0; i < comm->remote_size; i++) {
-            void *p = mp_elem(all, displs ? displs[i] : i * count, dt);
-            if (gather)
-                mp_sched_recv(s, p, counts ? counts[i] : count, dt, i);
-            else
-                mp_sched_send(s, p, counts ? counts[i] : count, dt, i);
-        }
-    } else if (gather) {
-        mp_sched_send(s, one, one_count, one_dt, root);
-    } else {
-        mp_sched_recv(s, (void *)one, one_count, one_dt, root);
-    }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
-}
-
-int mp_build_inter_gatherv(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                           mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
-                           const MPI_Aint *displs, mp_datatype *rdt, int root)
-{
-    return inter_rooted(s, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root);
-}
-
-int mp_build_inter_gather(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                          mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
-                          int root)
-{
-    return inter_rooted(s, comm, 1, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root);
-}
-
-int mp_build_inter_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf,
-                            const MPI_Aint *scounts, const MPI_Aint *displs, mp_datatype *sdt,
-                            void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root)
-{
-    return inter_rooted(s, comm, 0, rbuf, rcount, rdt, sbuf, 0, scounts, displs, sdt, root);
-}
-
-int mp_build_inter_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
-                           mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
-                           int root)
-{
-    return inter_rooted(s, comm, 0, rbuf, rcount, rdt, sbuf, scount, NULL, NULL, sdt, root);
+    return exchange(s, comm, sbuf, scount, 0, NULL, NULL, sdt, rbuf, rcount, rcount, NULL, NULL,
+                    rdt);
 }
 
 int mp_build_inter_alltoallw(mp_sched *s, mp_comm *comm, const void *sbuf,
@@ -188,23 +142,15 @@ int mp_build_inter_alltoallv(mp_sched *s, mp_comm *comm, const void *sbuf,
                              void *rbuf, const MPI_Aint *rcounts, const MPI_Aint *rdispls,
                              mp_datatype *rdt)
 {
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_recv(s, mp_elem(rbuf, rdispls[i], rdt), rcounts[i], rdt, i);
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_send(s, mp_elem(sbuf, sdispls[i], sdt), scounts[i], sdt, i);
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return exchange(s, comm, sbuf, 0, 0, scounts, sdispls, sdt, rbuf, 0, 0, rcounts, rdispls,
+                    rdt);
 }
 
 int mp_build_inter_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                             mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
 {
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_recv(s, mp_elem(rbuf, i * rcount, rdt), rcount, rdt, i);
-    for (int i = 0; i < comm->remote_size; i++)
-        mp_sched_send(s, mp_elem(sbuf, i * scount, sdt), scount, sdt, i);
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return exchange(s, comm, sbuf, scount, scount, NULL, NULL, sdt, rbuf, rcount, rcount, NULL,
+                    NULL, rdt);
 }
 
 int mp_build_inter_reduce_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,

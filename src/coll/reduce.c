@@ -161,16 +161,7 @@ int mp_ireduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MP
         mp_coll_ran(comm, MP_COLL_REDUCE, MP_REDUCE_SHM);
         return mp_coll_shm_reduce(sbuf, rbuf, count, dt, op, root, comm);
     }
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, dt);
-        mp_sched_hold_op(s, op);
-    }
+    mp_sched *s = mp_sched_for(comm, req, dt, NULL, op);
     return mp_coll_finish(s, build_reduce(s, comm, sbuf, rbuf, count, dt, op, root), req);
 }
 
-int mp_reduce(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-              int root, mp_comm *comm)
-{
-    return mp_ireduce(sbuf, rbuf, count, dt, op, root, comm, NULL);
-}

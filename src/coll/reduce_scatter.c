@@ -60,25 +60,24 @@ static int build_reduce_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, vo
     return MPI_SUCCESS;
 }
 
+/* Ends both entry points: the schedule of an intercommunicator or of an intracommunicator
+ * (family: MP_COLL_REDUCE_SCATTER or _BLOCK, for the algorithm's selection). */
+static int finish(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf,
+                  const MPI_Aint *counts, mp_datatype *dt, MPI_Op op, int family,
+                  mp_request **req)
+{
+    if (comm->is_inter)
+        return mp_coll_finish(s, mp_build_inter_reduce_scatter(s, comm, sbuf, rbuf, counts,
+                                                                dt, op), req);
+    return mp_coll_finish(s, build_reduce_scatter(s, comm, sbuf, rbuf, counts, dt, op, family),
+                          req);
+}
+
 int mp_ireduce_scatter(const void *sbuf, void *rbuf, const MPI_Aint *rcounts, mp_datatype *dt,
                        MPI_Op op, mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, dt);
-        mp_sched_hold_op(s, op);
-    }
-    if (comm->is_inter)
-        return mp_coll_finish(s, mp_build_inter_reduce_scatter(s, comm, sbuf, rbuf, rcounts,
-                                                                dt, op), req);
-    return mp_coll_finish(s, build_reduce_scatter(s, comm, sbuf, rbuf, rcounts, dt, op,
-                                                  MP_COLL_REDUCE_SCATTER), req);
-}
-
-int mp_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Aint *rcounts, mp_datatype *dt,
-                      MPI_Op op, mp_comm *comm)
-{
-    return mp_ireduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, NULL);
+    mp_sched *s = mp_sched_for(comm, req, dt, NULL, op);
+    return finish(s, comm, sbuf, rbuf, rcounts, dt, op, MP_COLL_REDUCE_SCATTER, req);
 }
 
 int mp_ireduce_scatter_block(const void *sbuf, void *rbuf, MPI_Aint rcount, mp_datatype *dt,
@@ -87,23 +86,9 @@ int mp_ireduce_scatter_block(const void *sbuf, void *rbuf, MPI_Aint rcount, mp_d
     int n = comm->is_inter ? comm->remote_size : comm->size;
     if (comm->is_inter && comm->size > n)
         n = comm->size;
-    mp_sched *s = mp_sched_new(comm);
+    mp_sched *s = mp_sched_for(comm, req, dt, NULL, op);
     MPI_Aint *counts = mp_sched_alloc(s, (size_t)n * sizeof(MPI_Aint));
     for (int i = 0; i < n; i++)
         counts[i] = rcount;
-    if (req) {
-        mp_sched_hold_dt(s, dt);
-        mp_sched_hold_op(s, op);
-    }
-    if (comm->is_inter)
-        return mp_coll_finish(s, mp_build_inter_reduce_scatter(s, comm, sbuf, rbuf, counts,
-                                                                dt, op), req);
-    return mp_coll_finish(s, build_reduce_scatter(s, comm, sbuf, rbuf, counts, dt, op,
-                                                  MP_COLL_REDUCE_SCATTER_BLOCK), req);
-}
-
-int mp_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Aint rcount, mp_datatype *dt,
-                            MPI_Op op, mp_comm *comm)
-{
-    return mp_ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, NULL);
+    return finish(s, comm, sbuf, rbuf, counts, dt, op, MP_COLL_REDUCE_SCATTER_BLOCK, req);
 }

@@ -49,30 +49,19 @@ static void build_scan_linear(mp_sched *s, mp_comm *comm, const void *in, void *
                               MPI_Aint count, mp_datatype *dt, MPI_Op op, int exclusive)
 {
     int n = comm->size, me = comm->rank;
-    if (exclusive) {
-        /* rbuf = prefix of 0..me-1; pass on prefix op mine */
-        void *next = mp_sched_tmp(s, count, dt);
-        mp_sched_copy(s, in, count, dt, next, count, dt);
-        if (me > 0) {
-            mp_sched_recv(s, rbuf, count, dt, me - 1);
-            mp_sched_fence(s);
-            mp_sched_reduce(s, rbuf, next, count, dt, op);
-        }
-        if (me < n - 1)
-            mp_sched_send(s, next, count, dt, me + 1);
-        mp_sched_fence(s);
-        return;
-    }
-    if (in != rbuf)
-        mp_sched_copy(s, in, count, dt, rbuf, count, dt);
+    /* acc: the prefix up to me, passed on; got: the prefix of 0..me-1 from me - 1 (the
+     * exclusive scan's result, so received into rbuf) */
+    void *acc = exclusive ? mp_sched_tmp(s, count, dt) : rbuf;
+    void *got = exclusive ? rbuf : me > 0 ? mp_sched_tmp(s, count, dt) : NULL;
+    if (in != acc)
+        mp_sched_copy(s, in, count, dt, acc, count, dt);
     if (me > 0) {
-        void *tmp = mp_sched_tmp(s, count, dt);
-        mp_sched_recv(s, tmp, count, dt, me - 1);
+        mp_sched_recv(s, got, count, dt, me - 1);
         mp_sched_fence(s);
-        mp_sched_reduce(s, tmp, rbuf, count, dt, op);
+        mp_sched_reduce(s, got, acc, count, dt, op);
     }
     if (me < n - 1)
-        mp_sched_send(s, rbuf, count, dt, me + 1);
+        mp_sched_send(s, acc, count, dt, me + 1);
     mp_sched_fence(s);
 }
 
@@ -95,33 +84,14 @@ static int build_scan(mp_sched *s, mp_comm *comm, const void *sbuf, void *rbuf, 
 int mp_iscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
              mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, dt);
-        mp_sched_hold_op(s, op);
-    }
+    mp_sched *s = mp_sched_for(comm, req, dt, NULL, op);
     return mp_coll_finish(s, build_scan(s, comm, sbuf, rbuf, count, dt, op, 0), req);
-}
-
-int mp_scan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-            mp_comm *comm)
-{
-    return mp_iscan(sbuf, rbuf, count, dt, op, comm, NULL);
 }
 
 int mp_iexscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
                mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, dt);
-        mp_sched_hold_op(s, op);
-    }
+    mp_sched *s = mp_sched_for(comm, req, dt, NULL, op);
     return mp_coll_finish(s, build_scan(s, comm, sbuf, rbuf, count, dt, op, 1), req);
 }
 
-int mp_exscan(const void *sbuf, void *rbuf, MPI_Aint count, mp_datatype *dt, MPI_Op op,
-              mp_comm *comm)
-{
-    return mp_iexscan(sbuf, rbuf, count, dt, op, comm, NULL);
-}

@@ -57,88 +57,38 @@ static int build_scatter(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint 
                          mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt,
                          int root)
 {
-    if (comm->is_inter)
-        return mp_build_inter_scatter(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
-    int n = comm->size, me = comm->rank;
-    size_t bytes = me == root ? mp_datatype_bytes(sdt, scount) : mp_datatype_bytes(rdt, rcount);
-    if (bytes == 0)
-        return MPI_SUCCESS;
-    mp_coll_args a = { bytes, 0, 1 };
-    int alg = mp_coll_select(MP_COLL_SCATTER, comm, &a);
-    mp_coll_ran(comm, MP_COLL_SCATTER, alg);
-    if (alg == MP_SCATTER_BINOMIAL) {
-        build_scatter_binomial(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
-        return MPI_SUCCESS;
+    if (!comm->is_inter) {
+        int me = comm->rank;
+        size_t bytes = me == root ? mp_datatype_bytes(sdt, scount) : mp_datatype_bytes(rdt, rcount);
+        mp_coll_args a = { bytes, 0, 1 };
+        int alg = bytes ? mp_coll_select(MP_COLL_SCATTER, comm, &a) : -1;
+        if (alg < 0)
+            return MPI_SUCCESS;
+        mp_coll_ran(comm, MP_COLL_SCATTER, alg);
+        if (alg == MP_SCATTER_BINOMIAL) {
+            build_scatter_binomial(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
+            return MPI_SUCCESS;
+        }
     }
-    if (me == root) {
-        for (int i = 0; i < n; i++)
-            if (i != root)
-                mp_sched_send(s, mp_elem(sbuf, i * scount, sdt), scount, sdt, i);
-        if (rbuf != MPI_IN_PLACE)
-            mp_sched_copy(s, mp_elem(sbuf, me * scount, sdt), scount, sdt, rbuf, rcount, rdt);
-    } else {
-        mp_sched_recv(s, rbuf, rcount, rdt, root);
-    }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
-}
-
-static int build_scatterv(mp_sched *s, mp_comm *comm, const void *sbuf, const MPI_Aint *scounts,
-                          const MPI_Aint *displs, mp_datatype *sdt, void *rbuf, MPI_Aint rcount,
-                          mp_datatype *rdt, int root)
-{
-    if (comm->is_inter)
-        return mp_build_inter_scatterv(s, comm, sbuf, scounts, displs, sdt, rbuf, rcount, rdt,
-                                       root);
-    int me = comm->rank;
-    mp_coll_ran(comm, MP_COLL_SCATTERV, 0);    /* linear, the only one */
-    if (me == root) {
-        for (int i = 0; i < comm->size; i++)
-            if (i != root)
-                mp_sched_send(s, mp_elem(sbuf, displs[i], sdt), scounts[i], sdt, i);
-        if (rbuf != MPI_IN_PLACE)
-            mp_sched_copy(s, mp_elem(sbuf, displs[me], sdt), scounts[me], sdt, rbuf, rcount, rdt);
-    } else {
-        mp_sched_recv(s, rbuf, rcount, rdt, root);
-    }
-    mp_sched_fence(s);
-    return MPI_SUCCESS;
+    return mp_build_rooted(s, comm, 0, rbuf, rcount, rdt, sbuf, scount, NULL, NULL, sdt, root);
 }
 
 int mp_iscatter(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                 MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     return mp_coll_finish(s, build_scatter(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root),
                           req);
-}
-
-int mp_scatter(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-               MPI_Aint rcount, mp_datatype *rdt, int root, mp_comm *comm)
-{
-    return mp_iscatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, NULL);
 }
 
 int mp_iscatterv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *displs,
                  mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root,
                  mp_comm *comm, mp_request **req)
 {
-    mp_sched *s = mp_sched_new(comm);
-    if (req) {
-        mp_sched_hold_dt(s, sdt);
-        mp_sched_hold_dt(s, rdt);
-    }
-    return mp_coll_finish(s, build_scatterv(s, comm, sbuf, scounts, displs, sdt, rbuf, rcount,
-                                            rdt, root), req);
+    mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
+    if (!comm->is_inter)
+        mp_coll_ran(comm, MP_COLL_SCATTERV, 0);    /* linear, the only one */
+    return mp_coll_finish(s, mp_build_rooted(s, comm, 0, rbuf, rcount, rdt, sbuf, 0, scounts,
+                                             displs, sdt, root), req);
 }
 
-int mp_scatterv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *displs,
-                mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt, int root,
-                mp_comm *comm)
-{
-    return mp_iscatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, NULL);
-}

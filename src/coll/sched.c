@@ -258,6 +258,19 @@ void mp_sched_hold_op(mp_sched *s, MPI_Op op)
     }
 }
 
+mp_sched *mp_sched_for(mp_comm *comm, mp_request **req, mp_datatype *dt1, mp_datatype *dt2,
+                       MPI_Op op)
+{
+    mp_sched *s = mp_sched_new(comm);
+    if (req) {
+        mp_sched_hold_dt(s, dt1);
+        mp_sched_hold_dt(s, dt2);
+        if (op != MPI_OP_NULL)
+            mp_sched_hold_op(s, op);
+    }
+    return s;
+}
+
 static void sched_free(mp_sched *s)
 {
     for (int i = 0; i < s->ntmps; i++)
