@@ -124,6 +124,18 @@ int mp_dtarg_subarray(const char *F, int ndims, const MPI_Aint *sizes, const MPI
 int mp_dtarg_darray(const char *F, int size, int rank, int ndims, const MPI_Aint *gsizes,
                     const int *distribs, const int *dargs, const int *psizes, int order,
                     MPI_Datatype oldtype, MPI_Datatype *newtype, int large);
+/* The indexed constructors, described in datatype.spec: block lengths bl (indexed_block: one
+ * blocklength), displacements in elements (idispl) or bytes (adispl); the _c form takes
+ * MPI_Count arrays (displs in elements when `elements`, else bytes) and, when every value
+ * fits an int, builds the int form's type so that its contents read back as those. */
+int mp_dtarg_indexed(const char *F, int combiner, int count, const int *bl, const int *idispl,
+                     const MPI_Aint *adispl, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int mp_dtarg_indexed_block(const char *F, int combiner, int count, int blocklength,
+                           const int *idispl, const MPI_Aint *adispl, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+int mp_dtarg_indexed_c(const char *F, int combiner, MPI_Count count, const MPI_Count *bl,
+                       MPI_Count blocklength, const MPI_Count *displs, int elements,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype);
 /* MPI_Type_get_contents(_c) without the large counts. */
 int mp_contents(const char *F, mp_datatype *dt, MPI_Count max_integers,
                 MPI_Count max_addresses, MPI_Count max_datatypes, int array_of_integers[],

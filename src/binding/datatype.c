@@ -133,8 +133,8 @@ int mp_do_type_hvector(const char *F, int count, int blocklength, MPI_Aint strid
 }
 
 /* indexed / hindexed: element displacements (int_displs) or byte displacements (aint). */
-static int indexed(const char *F, int combiner, int count, const int *bl, const int *idispl,
-                   const MPI_Aint *adispl, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int mp_dtarg_indexed(const char *F, int combiner, int count, const int *bl, const int *idispl,
+                     const MPI_Aint *adispl, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     mp_datatype *old;
     int err;
@@ -164,33 +164,9 @@ static int indexed(const char *F, int combiner, int count, const int *bl, const 
     return err;
 }
 
-int mp_do_type_indexed(const char *F, int count, const int array_of_blocklengths[],
-                       const int array_of_displacements[], MPI_Datatype oldtype,
-                       MPI_Datatype *newtype)
-{
-    return indexed(F, MPI_COMBINER_INDEXED, count, array_of_blocklengths,
-                   array_of_displacements, NULL, oldtype, newtype);
-}
-
-int mp_do_type_create_hindexed(const char *F, int count, const int array_of_blocklengths[],
-                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                               MPI_Datatype *newtype)
-{
-    return indexed(F, MPI_COMBINER_HINDEXED, count,
-                   array_of_blocklengths, NULL, array_of_displacements, oldtype, newtype);
-}
-
-int mp_do_type_hindexed(const char *F, int count, int array_of_blocklengths[],
-                        MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                        MPI_Datatype *newtype)
-{
-    return indexed(F, MPI_COMBINER_HINDEXED, count, array_of_blocklengths,
-                   NULL, array_of_displacements, oldtype, newtype);
-}
-
-static int indexed_block(const char *F, int combiner, int count, int blocklength,
-                         const int *idispl, const MPI_Aint *adispl, MPI_Datatype oldtype,
-                         MPI_Datatype *newtype)
+int mp_dtarg_indexed_block(const char *F, int combiner, int count, int blocklength,
+                           const int *idispl, const MPI_Aint *adispl, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype)
 {
     mp_datatype *old;
     int err = block_args(F, count, blocklength, oldtype, &old, newtype);
@@ -215,22 +191,6 @@ static int indexed_block(const char *F, int combiner, int count, int blocklength
     free(disp);
     free(ints);
     return err;
-}
-
-int mp_do_type_create_indexed_block(const char *F, int count, int blocklength,
-                                    const int array_of_displacements[], MPI_Datatype oldtype,
-                                    MPI_Datatype *newtype)
-{
-    return indexed_block(F, MPI_COMBINER_INDEXED_BLOCK, count,
-                         blocklength, array_of_displacements, NULL, oldtype, newtype);
-}
-
-int mp_do_type_create_hindexed_block(const char *F, int count, int blocklength,
-                                     const MPI_Aint array_of_displacements[],
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return indexed_block(F, MPI_COMBINER_HINDEXED_BLOCK, count,
-                         blocklength, NULL, array_of_displacements, oldtype, newtype);
 }
 
 static int create_struct(const char *F, int count, const int *bl, const MPI_Aint *displs,

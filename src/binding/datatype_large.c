@@ -136,9 +136,9 @@ int mp_do_type_create_hvector_c(const char *F, MPI_Count count, MPI_Count blockl
 
 /* indexed, hindexed (bl != NULL) and indexed_block, hindexed_block (bl == NULL): displs
  * in elements of oldtype when `elements`, else in bytes. */
-static int indexed_c(const char *F, int combiner, MPI_Count count, const MPI_Count *bl,
-                     MPI_Count blocklength, const MPI_Count *displs, int elements,
-                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+static int indexed_large(const char *F, int combiner, MPI_Count count, const MPI_Count *bl,
+                         MPI_Count blocklength, const MPI_Count *displs, int elements,
+                         MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     mp_datatype *old;
     int err;
@@ -167,68 +167,28 @@ static int indexed_c(const char *F, int combiner, MPI_Count count, const MPI_Cou
     return err;
 }
 
-int mp_do_type_indexed_c(const char *F, MPI_Count count, const MPI_Count array_of_blocklengths[],
-                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                         MPI_Datatype *newtype)
+/* The four indexed constructors with MPI_Count arguments: when every count and element
+ * displacement fits an int, the int form (so the type's contents read back as its); else
+ * indexed_large. */
+int mp_dtarg_indexed_c(const char *F, int combiner, MPI_Count count, const MPI_Count *bl,
+                       MPI_Count blocklength, const MPI_Count *displs, int elements,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    if (fits(count) && all_fit(count, array_of_blocklengths) &&
-        all_fit(count, array_of_displacements)) {
-        int *bl = to_ints(count, array_of_blocklengths);
-        int *d = to_ints(count, array_of_displacements);
-        int err = mp_do_type_indexed(F, (int)count, bl, d, oldtype, newtype);
-        free(bl);
-        free(d);
-        return err;
-    }
-    return indexed_c(F, MPI_COMBINER_INDEXED, count, array_of_blocklengths,
-                     0, array_of_displacements, 1, oldtype, newtype);
-}
-
-int mp_do_type_create_hindexed_c(const char *F, MPI_Count count,
-                                 const MPI_Count array_of_blocklengths[],
-                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                 MPI_Datatype *newtype)
-{
-    if (fits(count) && all_fit(count, array_of_blocklengths)) {
-        int *bl = to_ints(count, array_of_blocklengths);
-        MPI_Aint *d = to_aints(count, array_of_displacements);
-        int err = mp_do_type_create_hindexed(F, (int)count, bl, d, oldtype, newtype);
-        free(bl);
-        free(d);
-        return err;
-    }
-    return indexed_c(F, MPI_COMBINER_HINDEXED, count,
-                     array_of_blocklengths, 0, array_of_displacements, 0, oldtype, newtype);
-}
-
-int mp_do_type_create_indexed_block_c(const char *F, MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count array_of_displacements[],
-                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (fits(count) && fits(blocklength) && all_fit(count, array_of_displacements)) {
-        int *d = to_ints(count, array_of_displacements);
-        int err = mp_do_type_create_indexed_block(F, (int)count, (int)blocklength, d, oldtype,
-                                                 newtype);
-        free(d);
-        return err;
-    }
-    return indexed_c(F, MPI_COMBINER_INDEXED_BLOCK, count,
-                     NULL, blocklength, array_of_displacements, 1, oldtype, newtype);
-}
-
-int mp_do_type_create_hindexed_block_c(const char *F, MPI_Count count, MPI_Count blocklength,
-                                       const MPI_Count array_of_displacements[],
-                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (fits(count) && fits(blocklength)) {
-        MPI_Aint *d = to_aints(count, array_of_displacements);
-        int err = mp_do_type_create_hindexed_block(F, (int)count, (int)blocklength, d, oldtype,
-                                                  newtype);
-        free(d);
-        return err;
-    }
-    return indexed_c(F, MPI_COMBINER_HINDEXED_BLOCK, count,
-                     NULL, blocklength, array_of_displacements, 0, oldtype, newtype);
+    if (!fits(count) || !(bl ? all_fit(count, bl) : fits(blocklength)) ||
+        (elements && !all_fit(count, displs)))
+        return indexed_large(F, combiner, count, bl, blocklength, displs, elements, oldtype,
+                             newtype);
+    int n = (int)count, b = (int)blocklength, err, *ib = to_ints(count, bl);
+    int *id = elements ? to_ints(count, displs) : NULL;
+    MPI_Aint *ad = elements ? NULL : to_aints(count, displs);
+    if (bl)
+        err = mp_dtarg_indexed(F, combiner, n, ib, id, ad, oldtype, newtype);
+    else
+        err = mp_dtarg_indexed_block(F, combiner, n, b, id, ad, oldtype, newtype);
+    free(ib);
+    free(id);
+    free(ad);
+    return err;
 }
 
 int mp_do_type_create_struct_c(const char *F, MPI_Count count,
