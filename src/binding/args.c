@@ -221,6 +221,8 @@ static __attribute__((noinline)) int p2p_checks(const char *func, const void *bu
                                                 int allow_tag, mp_comm **comm, mp_datatype **dt)
 {
     int err;
+    *comm = NULL;
+    *dt = NULL;
     if ((err = mp_chk_comm(func, comm_h, comm)) ||
         (err = mp_chk_datatype(func, dtype, count, dt)) ||
         (err = mp_chk_rank(func, *comm, rank, allow_rank)) ||

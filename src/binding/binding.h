@@ -91,8 +91,8 @@ int mp_chk_assert(const char *func, int assert, int allowed);       /* MPI_MODE_
 /* A new inactive persistent collective request for an MPI_<coll>_init call. */
 int mp_chk_coll_persistent(const char *func, mp_comm *comm, mp_request **req);
 /* All arguments of a point-to-point call in one call (the hot path: a few compares when the
- * call looks like the previous one), with the messages of the checkers above.  *comm is set
- * as soon as the communicator is known. */
+ * call looks like the previous one), with the messages of the checkers above.  *comm and *dt
+ * are always set, NULL until resolved, so callers need not initialize them. */
 int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype dtype, int rank,
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
