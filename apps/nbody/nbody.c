@@ -240,10 +240,44 @@ static void let(const nb_cell *cells, int c, const nb_particle *p, const nb_box 
     for (int i = cell->first; leaf && i < cell->first + cell->count; i++) append(out, len, cap, p[i]);
 }
 
-void nb_let(const nb_cell *cells, int ncells, const nb_particle *p, const nb_box *b, nb_particle **out,
-            int *len, int *cap)
+nb_box nb_share_boxes(const nb_particle *body, long n, nb_box *boxes)
 {
-    if (ncells > 0) let(cells, 0, p, b, out, len, cap);
+    nb_box mine = nb_bounds(body, n);
+    app_phase(APP_RMEM);
+    MPI_Allgather(&mine, 6, MPI_DOUBLE, boxes, 6, MPI_DOUBLE, MPI_COMM_WORLD);
+    app_phase(APP_LOCAL);
+    return nb_union(boxes, app.size);
+}
+
+int nb_exchange_let(const nb_cell *cells, int ncells, const nb_particle *p, const nb_box *boxes, const int *to,
+                    nb_particle **recv, int keep, int *cap)
+{
+    static nb_particle *out;
+    static int out_cap;
+    int len = 0, received = 0, np = app.size;
+    int *sc = app_alloc(sizeof(int) * 4 * (size_t)np), *sd = sc + np, *rc = sd + np, *rd = rc + np;
+    for (int q = 0; q < np; q++) {
+        int before = len;
+        if (to[q] && ncells > 0) let(cells, 0, p, &boxes[q], &out, &len, &out_cap);
+        sc[q] = 4 * (len - before);                /* doubles: x, y, z, m */
+        sd[q] = 4 * before;
+        if (sc[q] > 0) app_count(1, (long)sizeof(double) * sc[q]);
+    }
+    app_phase(APP_RMEM);
+    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    app_phase(APP_LOCAL);
+    for (int q = 0; q < np; q++) { rd[q] = 4 * keep + received; received += rc[q]; }
+    received /= 4;
+    if (keep + received > *cap) {
+        *cap = keep + received;
+        *recv = realloc(*recv, sizeof(nb_particle) * (size_t)*cap);
+        if (!*recv) { fprintf(stderr, "nbody: out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 3); }
+    }
+    app_phase(APP_RMEM);
+    MPI_Alltoallv(out, sc, sd, MPI_DOUBLE, *recv, rc, rd, MPI_DOUBLE, MPI_COMM_WORLD);
+    app_phase(APP_LOCAL);
+    free(sc);
+    return received;
 }
 
 static inline void attract(const double x[3], const double y[3], double m, double a[3], double *phi)

@@ -50,10 +50,16 @@ nb_box nb_union(const nb_box *boxes, int count);         /* the smallest box aro
 int nb_build(nb_particle *p, int n, const nb_box *root, nb_cell *cells, int cap);
 /* nb_build into a private cell array that grows (realloc) until the tree fits */
 int nb_build_grow(nb_particle *p, int n, const nb_box *root, nb_cell **cells, int *cap);
-/* Appends to *out (grown with realloc, *len and *cap updated) the locally essential part of a
- * tree for a body anywhere in box b. */
-void nb_let(const nb_cell *cells, int ncells, const nb_particle *p, const nb_box *b, nb_particle **out,
-            int *len, int *cap);
+/* The message passing of the mpi and hybrid forms.  nb_share_boxes: every rank's bounding box
+ * (MPI_Allgather); returns the box around them all.  nb_exchange_let: for every rank q with
+ * to[q] set, the locally essential part of my tree for a body anywhere in boxes[q] -- cells far
+ * enough from the box as pseudo-bodies, the particles of the others -- goes to q (MPI_Alltoall
+ * of the counts, MPI_Alltoallv of the particles, 4 doubles each); what arrives is stored in
+ * *recv from index `keep` on (grown with realloc, *cap its capacity).  Returns how many
+ * particles arrived. */
+nb_box nb_share_boxes(const nb_particle *body, long n, nb_box *boxes);
+int nb_exchange_let(const nb_cell *cells, int ncells, const nb_particle *p, const nb_box *boxes, const int *to,
+                    nb_particle **recv, int keep, int *cap);
 /* Adds the acceleration and potential of one tree at point x (skips a particle at x itself). */
 void nb_force(const nb_cell *cells, int ncells, const nb_particle *p, const double x[3], double a[3], double *phi);
 

@@ -24,24 +24,19 @@ static long total, n;
 static nb_particle *body;
 static double (*acc)[3], *phi;
 static MPI_Comm node;
-static int *node_rank, nsize;
+static int *node_rank, nsize, *off_node;
 static nb_box *boxes;
 static int *ncells, cell_cap;            /* shared: the size of every node mate's subtree */
 static nb_cell **cells_of;               /* node mates' subtrees (shared), by node rank */
 static nb_particle **tree_of;
-static nb_particle *let_p, *far_p;       /* what I send; what other nodes sent me */
-static int let_len, let_cap, far_cap, far_cell_cap;
+static nb_particle *far_p;               /* what ranks of other nodes sent me, and its tree */
+static int far_cap, far_cell_cap;
 static nb_cell *far_cells;
-static int *scounts, *sdispls, *rcounts, *rdispls;
 
 static void forces(void)
 {
     int me = node_rank[app.rank];
-    nb_box mine = nb_bounds(body, n);
-    app_phase(APP_RMEM);
-    MPI_Allgather(&mine, 6, MPI_DOUBLE, boxes, 6, MPI_DOUBLE, MPI_COMM_WORLD);
-    app_phase(APP_LOCAL);
-    nb_box root = nb_union(boxes, app.size);
+    nb_box root = nb_share_boxes(body, n, boxes);
     app_node_barrier(node);                /* node mates are done with my previous subtree */
     memcpy(tree_of[me], body, sizeof(nb_particle) * (size_t)n);
     ncells[me] = nb_build(tree_of[me], (int)n, &root, cells_of[me], cell_cap);
@@ -49,28 +44,8 @@ static void forces(void)
         fprintf(stderr, "nbody_hybrid: rank %d: tree needs more than %d cells\n", app.rank, cell_cap);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-
-    let_len = 0;
-    for (int q = 0; q < app.size; q++) {
-        int before = let_len;
-        if (node_rank[q] < 0) nb_let(cells_of[me], ncells[me], tree_of[me], &boxes[q], &let_p, &let_len, &let_cap);
-        scounts[q] = 4 * (let_len - before);
-        sdispls[q] = 4 * before;
-        if (scounts[q] > 0) app_count(1, (long)sizeof(double) * scounts[q]);
-    }
-    app_phase(APP_RMEM);
-    MPI_Alltoall(scounts, 1, MPI_INT, rcounts, 1, MPI_INT, MPI_COMM_WORLD);
-    app_phase(APP_LOCAL);
-    int received = 0;
-    for (int q = 0; q < app.size; q++) { rdispls[q] = received; received += rcounts[q]; }
-    if (received / 4 > far_cap) {
-        far_cap = received / 4;
-        far_p = realloc(far_p, sizeof(nb_particle) * (size_t)far_cap);
-    }
-    app_phase(APP_RMEM);
-    MPI_Alltoallv(let_p, scounts, sdispls, MPI_DOUBLE, far_p, rcounts, rdispls, MPI_DOUBLE, MPI_COMM_WORLD);
-    app_phase(APP_LOCAL);
-    int far_cells_n = nb_build_grow(far_p, received / 4, &root, &far_cells, &far_cell_cap);
+    int received = nb_exchange_let(cells_of[me], ncells[me], tree_of[me], boxes, off_node, &far_p, 0, &far_cap);
+    int far_cells_n = nb_build_grow(far_p, received, &root, &far_cells, &far_cell_cap);
     app_node_barrier(node);                /* the node's subtrees are complete */
 
     for (long i = 0; i < n; i++) {
@@ -99,17 +74,15 @@ int main(int argc, char **argv)
         cells_of[q] = app_part(cells, q);
         tree_of[q] = app_part(trees, q);
     }
-    size_t p = (size_t)app.size;
     body = app_alloc(sizeof(nb_particle) * (size_t)n);
     acc = app_alloc(sizeof(double[3]) * (size_t)n);
     phi = app_alloc(sizeof(double) * (size_t)n);
-    boxes = app_alloc(sizeof(nb_box) * p);
-    scounts = app_alloc(sizeof(int) * p); sdispls = app_alloc(sizeof(int) * p);
-    rcounts = app_alloc(sizeof(int) * p); rdispls = app_alloc(sizeof(int) * p);
+    boxes = app_alloc(sizeof(nb_box) * (size_t)app.size);
+    off_node = app_alloc(sizeof(int) * (size_t)app.size);
+    for (int q = 0; q < app.size; q++) off_node[q] = node_rank[q] < 0;
 
     const char *size = nb_simulate(total, n, body, acc, phi, steps, dt, forces);
     free(cells_of); free(tree_of); free(body); free(acc); free(phi); free(boxes);
-    free(let_p); free(far_p); free(far_cells); free(node_rank);
-    free(scounts); free(sdispls); free(rcounts); free(rdispls);
+    free(far_p); free(far_cells); free(node_rank); free(off_node);
     return app_finish(size);
 }

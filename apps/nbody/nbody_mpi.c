@@ -22,45 +22,20 @@
 static long total, n;             /* bodies in all, mine */
 static nb_particle *body;         /* my bodies: position, mass */
 static double (*acc)[3], *phi;
-static nb_box *boxes;
-static nb_particle *tree_p, *let_p;   /* particles of my tree, then of my locally essential tree */
-static int tree_cap, let_len, let_cap;
+static nb_box *boxes;             /* every rank's bounding box */
+static int *to_others;            /* 1 for every rank but me */
+static nb_particle *tree_p;       /* my bodies, then what the others sent: my locally essential tree */
+static int tree_cap;
 static nb_cell *cells;
 static int cell_cap;
-static int *scounts, *sdispls, *rcounts, *rdispls;
 
 static void forces(void)
 {
-    nb_box mine = nb_bounds(body, n);
-    app_phase(APP_RMEM);
-    MPI_Allgather(&mine, 6, MPI_DOUBLE, boxes, 6, MPI_DOUBLE, MPI_COMM_WORLD);
-    app_phase(APP_LOCAL);
-    nb_box root = nb_union(boxes, app.size);
-
+    nb_box root = nb_share_boxes(body, n, boxes);
     memcpy(tree_p, body, sizeof(nb_particle) * (size_t)n);
     int ncells = nb_build_grow(tree_p, (int)n, &root, &cells, &cell_cap);
-    let_len = 0;
-    for (int q = 0; q < app.size; q++) {
-        int before = let_len;
-        if (q != app.rank) nb_let(cells, ncells, tree_p, &boxes[q], &let_p, &let_len, &let_cap);
-        scounts[q] = 4 * (let_len - before);         /* doubles: x, y, z, m */
-        sdispls[q] = 4 * before;
-        if (scounts[q] > 0) app_count(1, (long)sizeof(double) * scounts[q]);
-    }
-    app_phase(APP_RMEM);
-    MPI_Alltoall(scounts, 1, MPI_INT, rcounts, 1, MPI_INT, MPI_COMM_WORLD);
-    app_phase(APP_LOCAL);
-    int received = 0;
-    for (int q = 0; q < app.size; q++) { rdispls[q] = 4 * (int)n + received; received += rcounts[q]; }
-    if (n + received / 4 > tree_cap) {
-        tree_cap = (int)n + received / 4;
-        tree_p = realloc(tree_p, sizeof(nb_particle) * (size_t)tree_cap);
-    }
-    app_phase(APP_RMEM);
-    MPI_Alltoallv(let_p, scounts, sdispls, MPI_DOUBLE, tree_p, rcounts, rdispls, MPI_DOUBLE, MPI_COMM_WORLD);
-    app_phase(APP_LOCAL);
-
-    ncells = nb_build_grow(tree_p, (int)n + received / 4, &root, &cells, &cell_cap);
+    int received = nb_exchange_let(cells, ncells, tree_p, boxes, to_others, &tree_p, (int)n, &tree_cap);
+    ncells = nb_build_grow(tree_p, (int)n + received, &root, &cells, &cell_cap);
     for (long i = 0; i < n; i++) {
         acc[i][0] = acc[i][1] = acc[i][2] = phi[i] = 0;
         nb_force(cells, ncells, tree_p, body[i].x, acc[i], &phi[i]);
@@ -73,18 +48,16 @@ int main(int argc, char **argv)
     int steps;
     double dt;
     n = nb_options(&total, &steps, &dt);
-    size_t p = (size_t)app.size;
     body = app_alloc(sizeof(nb_particle) * (size_t)n);
     acc = app_alloc(sizeof(double[3]) * (size_t)n);
     phi = app_alloc(sizeof(double) * (size_t)n);
-    boxes = app_alloc(sizeof(nb_box) * p);
+    boxes = app_alloc(sizeof(nb_box) * (size_t)app.size);
+    to_others = app_alloc(sizeof(int) * (size_t)app.size);
+    for (int q = 0; q < app.size; q++) to_others[q] = q != app.rank;
     tree_cap = (int)n;
     tree_p = app_alloc(sizeof(nb_particle) * (size_t)n);
-    scounts = app_alloc(sizeof(int) * p); sdispls = app_alloc(sizeof(int) * p);
-    rcounts = app_alloc(sizeof(int) * p); rdispls = app_alloc(sizeof(int) * p);
 
     const char *size = nb_simulate(total, n, body, acc, phi, steps, dt, forces);
-    free(body); free(acc); free(phi); free(boxes); free(tree_p); free(let_p); free(cells);
-    free(scounts); free(sdispls); free(rcounts); free(rdispls);
+    free(body); free(acc); free(phi); free(boxes); free(to_others); free(tree_p); free(cells);
     return app_finish(size);
 }
