@@ -127,13 +127,20 @@ wait_for_quiet() {
 CLUSTER=$ROOT/tests/cluster
 CLUSTER_MADE=0
 CLUSTER_LINK=""
+CLUSTER_BUSY=0
 ensure_cluster() {   # ensure_cluster N: nodes with the current LINK shaping
     [ "$CLUSTER_MADE" -ge "$1" ] && [ "$CLUSTER_LINK" = "$LINK" ] && return 0
     # take turns with other users of the fixed namespace names (tests/cluster/check-2x2);
-    # the lock is held until the calling script exits
+    # the lock is held until the calling script exits.  Without it another user's cluster
+    # would be torn down under them: the node cases fail instead (once, not per run).
+    [ "$CLUSTER_BUSY" = 1 ] && return 1
     if [ "$CLUSTER_MADE" = 0 ] && command -v flock >/dev/null 2>&1; then
         exec 9>"${MEMPI_CLUSTER_LOCK:-/tmp/mempi-cluster.lock}"
-        flock -w 600 9 || log "warning: cluster lock not obtained in 600 s; going on"
+        if ! flock -w 600 9; then
+            log "the namespace cluster stayed busy (lock) for 600 s: no namespace-node runs"
+            CLUSTER_BUSY=1
+            return 1
+        fi
     fi
     "$CLUSTER/destroy-cluster" >/dev/null 2>&1
     # shellcheck disable=SC2086 # LINK is a list of make-cluster options

@@ -5,9 +5,9 @@
  * over runs of equal key prefixes; a cell's octant boundaries are found by scanning its run,
  * so a build costs O(n log n) for the sort and O(n * depth) for the scans.  The opening test
  * compares squared quantities: a cell is used whole when size^2 < THETA^2 r^2, r measured
- * from its centre of mass.  nb_let applies the same test with r the distance from the centre
+ * from its centre of mass.  nb_exchange_let applies the same test with r the distance from the centre
  * of mass to the nearest point of the other rank's box, which is what makes the selection
- * "essential": any body in that box would open exactly the cells nb_let opens, or fewer.
+ * "essential": any body in that box would open exactly the cells it opens, or fewer.
  *
  * The initial conditions are generated whole on every rank from a hash of the body index
  * (Aarseth, Henon and Wielen's Plummer recipe) and partitioned in Morton order, so every rank

@@ -15,9 +15,9 @@
  *
  * A force on a body can sum over several trees (a forest): the sas form walks every rank's
  * tree, the hybrid form its node's trees plus a tree of what other nodes sent.  The mpi form
- * uses locally essential trees: nb_let selects from a rank's tree what a body inside another
- * rank's bounding box can see -- cells that pass the opening test for every point of the
- * box, as pseudo-bodies, and particles of the cells that do not.
+ * uses locally essential trees: nb_exchange_let selects from a rank's tree what a body
+ * inside another rank's bounding box can see -- cells that pass the opening test for every
+ * point of the box, as pseudo-bodies, and particles of the cells that do not.
  */
 #ifndef APPS_NBODY_H
 #define APPS_NBODY_H

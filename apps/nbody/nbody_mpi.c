@@ -4,7 +4,7 @@
  * Algorithm: Barnes-Hut in 3-D with leapfrog steps (nbody.h); bodies partitioned in Morton
  * order.  Every force evaluation: each rank builds an octree of its own bodies; for every
  * other rank it selects the part of that tree a body in the other rank's bounding box can
- * see (nb_let: cells far enough away become pseudo-bodies) and sends it; each rank then
+ * see (nb_exchange_let: cells far enough away become pseudo-bodies) and sends it; each rank then
  * builds its locally essential tree -- its own bodies plus everything it received -- and
  * computes the forces on its bodies from it alone.  Communication per evaluation:
  * MPI_Allgather of the ranks' bounding boxes, then an all-to-all personalized exchange whose
