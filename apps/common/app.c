@@ -27,7 +27,8 @@ static double t_mark;             /* MPI_Wtime of the last phase switch */
 static int t_phase = APP_LOCAL;
 static double t_acc[APP_NPHASE];
 static long c_msgs, c_bytes;
-static double best_time = -1, best_acc[APP_NPHASE];
+static double best_time = -1, best_acc[APP_NPHASE], spent;
+static int reps_done;
 static long best_msgs, best_bytes;
 static int all_verified = 1, nverified;
 static char verify_lines[2048];   /* rank 0: printed after the run's description */
@@ -100,6 +101,7 @@ void app_init(int *argc, char ***argv, const char *name, const char *form)
     g_argv = *argv;
     g_used = calloc((size_t)g_argc + 1, 1);
     app.reps = (int)app_arg("--reps", 3);
+    app.budget = app_argf("--budget", 0);
     app.t1 = app_argf("--t1", 0);
     app.node_size = (int)app_arg("--node-size", 0);
     if (app.reps < 1) app.reps = 1;
@@ -150,6 +152,9 @@ void app_rep_end(void)
         best_msgs = c_msgs;
         best_bytes = c_bytes;
     }
+    spent += slowest;        /* the same on every rank, so they all stop at the same repetition */
+    reps_done++;
+    if (app.budget > 0 && spent >= app.budget && reps_done < app.reps) app.reps = reps_done;
 }
 
 int app_verify(const char *what, double value, double limit)
@@ -202,9 +207,9 @@ int app_finish(const char *size_text)
         int len;
         MPI_Get_library_version(lib, &len);
         lib[strcspn(lib, "\n")] = '\0';
-        printf("# %s, %s form, %d ranks on %d node(s)%s; %s; fastest of %d repetitions\n",
+        printf("# %s, %s form, %d ranks on %d node(s)%s; %s; the fastest of %d repetition(s)\n",
                app.name, app.form, app.size, nodes, app.node_size ? " (--node-size)" : "",
-               size_text, app.reps);
+               size_text, reps_done);
         printf("# library: %.200s\n", lib);
         double sum[NV] = { 0 };
         for (int r = 0; r < app.size; r++) {
@@ -219,9 +224,9 @@ int app_finish(const char *size_text)
         if (app.t1 > 0 && best_time > 0)
             printf("speedup %.3f (one rank: %.6f s)\n", app.t1 / best_time, app.t1);
         printf("result app=%s form=%s np=%d nodes=%d time=%.6f local=%.6f rmem=%.6f sync=%.6f "
-               "msgs=%.0f bytes=%.0f verified=%d\n",
+               "msgs=%.0f bytes=%.0f reps=%d verified=%d\n",
                app.name, app.form, app.size, nodes, best_time, sum[0], sum[1], sum[2],
-               sum[3], sum[4], all_verified);
+               sum[3], sum[4], reps_done, all_verified);
         fflush(stdout);
         free(all);
     }

@@ -22,12 +22,13 @@
  * line "rank R local L rmem M sync S msgs N bytes B" for the fastest repetition, one line per
  * check "verify WHAT VALUE <= LIMIT ok|FAILED", and a closing line of key=value pairs that
  * apps/report.py reads:
- *   result app=fft form=mpi np=4 nodes=1 time=0.1234 local=... rmem=... sync=... verified=1
+ *   result app=fft form=mpi np=4 nodes=1 time=0.1234 local=... reps=3 verified=1
  * msgs/bytes are the application's own count of what it communicated (messages it sent; in
  * the shared-window forms, bytes it loaded or stored in other ranks' memory).  Under MemPI,
  * MEMPI_STATS=1 adds the library's own counters at MPI_Finalize (stderr).
  *
  * Common options: --reps R (timed repetitions, the fastest is reported; default 3),
+ * --budget SECONDS (no repetition starts once the timed ones took this long; 0: none),
  * --t1 SECONDS (the one-rank time, to print the speedup), --node-size K (treat groups of K
  * consecutive ranks of a shared-memory node as the nodes of the shared-window and hybrid
  * forms, to exercise their inter-node paths on one machine).  Applications read their own
@@ -46,7 +47,8 @@ typedef struct app_info {
     const char *name;   /* "fft" */
     const char *form;   /* "mpi", "sas" or "hybrid" */
     int rank, size;     /* in MPI_COMM_WORLD */
-    int reps;
+    int reps;           /* repetitions to run; app_rep_end lowers it when --budget is spent */
+    double budget;      /* --budget (0: none) */
     int node_size;      /* --node-size (0: nodes are what MPI_COMM_TYPE_SHARED says) */
     double t1;          /* --t1 (0: unknown) */
 } app_info;
