@@ -4,7 +4,8 @@
 #
 # Input: RAW/<lib>.<case>.r<round>.<app>_<form>.txt, each the report of one run (apps/common/
 # app.h describes it: a closing "result key=value ..." line, "# TIMEOUT"/"# FAILED" when the
-# run did not finish, "# MemPI stats job: ..." under MemPI) and RAW/machine.txt.  For every
+# run did not finish, "# HUNG at exit" when it had to be ended after its result (the result
+# stands, with a note), "# MemPI stats job: ..." under MemPI) and RAW/machine.txt.  For every
 # (case, app, form, library) the time is the fastest repetition of all its rounds: on a
 # machine shared with other work the least disturbed measurement is the best estimate of
 # what the library does, and every library is treated alike.  A run whose checks failed
@@ -63,7 +64,7 @@ def parse(raw):
             continue
         lib, case, rnd, app, form = m.group(1), m.group(2), int(m.group(3)), m.group(4), m.group(5)
         key = (lib, case, app, form)
-        run, failed = None, []
+        run, failed, hung = None, [], []
         with open(path, errors="replace") as f:
             for line in f:
                 r = RESULT.match(line)
@@ -72,6 +73,8 @@ def parse(raw):
                 s = STATS.match(line)
                 if s and run is not None:
                     run["stats_msgs"], run["stats_bytes"] = int(s.group(1)), int(s.group(2))
+                if line.startswith("# HUNG"):
+                    hung.append(line[2:].strip())
                 if line.startswith("# TIMEOUT") or line.startswith("# FAILED"):
                     failed.append(line[2:].strip())
                 if line.startswith("verify") and line.rstrip().endswith("FAILED"):
@@ -81,6 +84,8 @@ def parse(raw):
         if run is None or run.get("verified") != "1":
             notes[key].append("round %d: %s" % (rnd, "; ".join(failed) or "no result line"))
             continue
+        if hung:   # the result stands; the note says the job had to be ended
+            notes[key].append("round %d: result kept, %s" % (rnd, hung[0]))
         runs[key].append(run)
     return runs, notes
 
@@ -422,7 +427,7 @@ def main():
         out.append(st)
 
     if notes:
-        out.append("\n## Failed, timed out or unverified runs\n")
+        out.append("\n## Failed, timed out, unverified or hung runs\n")
         for (lib, case, app, form), n in sorted(notes.items()):
             out.append("- %s, %s, %s %s: %s" % (NAMES.get(lib, lib), case, APP_NAMES.get(app, app),
                                                FORM_NAMES[form], "; ".join(n)))

@@ -180,11 +180,11 @@ void app_refuse(const char *why)
     exit(2);
 }
 
+/* the nodes the forms see: MPI_COMM_TYPE_SHARED's, or --node-size's groups of them */
 static int count_nodes(void)
 {
-    MPI_Comm node;
+    MPI_Comm node = app_node_comm(MPI_COMM_WORLD);
     int nr, leaders;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &nr);
     nr = nr == 0;
     MPI_Allreduce(&nr, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -208,7 +208,7 @@ int app_finish(const char *size_text)
         MPI_Get_library_version(lib, &len);
         lib[strcspn(lib, "\n")] = '\0';
         printf("# %s, %s form, %d ranks on %d node(s)%s; %s; the fastest of %d repetition(s)\n",
-               app.name, app.form, app.size, nodes, app.node_size ? " (--node-size)" : "",
+               app.name, app.form, app.size, nodes, app.node_size ? " (by --node-size)" : "",
                size_text, reps_done);
         printf("# library: %.200s\n", lib);
         double sum[NV] = { 0 };
