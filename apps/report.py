@@ -364,12 +364,7 @@ def main():
     out = ["# Application suite: MemPI vs MPICH vs Open MPI\n",
            "Written by `apps/run` (see `apps/README.md`); raw outputs stay in `raw/` (not kept in git).\n",
            "## Machine and run\n"]
-    for k, v in info.items():
-        if not k.startswith("unavailable"):
-            out.append("- **%s**: %s" % (k, v))
-    for lib in LIBS:
-        if lib not in present:
-            out.append("- **%s**: %s" % (NAMES[lib], info.get("unavailable " + lib, "no results")))
+    bench.machine_section(out, info, present)
     out.append("\nEvery run repeats its timed part and reports the fastest repetition; a value is the "
                "fastest over the rounds too (the least disturbed measurement of a shared machine).  Speedups divide the time of the same library and form "
                "on one rank by the time in the case.  **MemPI / best peer** divides MemPI's time by the "

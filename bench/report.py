@@ -372,6 +372,17 @@ def read_machine(raw):
     return info
 
 
+def machine_section(out, info, present, extra=()):
+    """the "Machine and run" list: machine.txt's lines, EXTRA, then why a library has no results"""
+    for k, v in info.items():
+        if not k.startswith("unavailable"):
+            out.append("- **%s**: %s" % (k, v))
+    out.extend(extra)
+    for lib in LIBS:
+        if lib not in present:
+            out.append("- **%s**: %s" % (LIB_NAMES[lib], info.get("unavailable " + lib, "no results")))
+
+
 def plot_all(med, units, cases, libs, out):
     try:
         import matplotlib
@@ -483,13 +494,8 @@ def main():
     out.append("Written by `bench/run` (see `bench/README.md`); raw outputs are in `raw.tar.xz` "
                "(`tar xJf raw.tar.xz` gives `raw/`).\n")
     out.append("## Machine and run\n")
-    for k, v in info.items():
-        if not k.startswith("unavailable"):
-            out.append("- **%s**: %s" % (k, v))
-    out.append("- **rounds completed**: " + ", ".join("%s %d" % (LIB_NAMES[l], rounds[l]) for l in libs))
-    for lib in LIBS:
-        if lib not in present:
-            out.append("- **%s**: %s" % (LIB_NAMES[lib], info.get("unavailable " + lib, "no results")))
+    machine_section(out, info, present,
+                    ["- **rounds completed**: " + ", ".join("%s %d" % (LIB_NAMES[l], rounds[l]) for l in libs)])
     out.append("\nEach value is the median over the rounds; within a round each point is itself the median "
                "of up to five time-based samples.  Times are in us (lower is better), rates in MB/s "
                "(10^6 bytes/s) or messages/s (higher is better).  **MemPI / best peer** divides MemPI's "
