@@ -287,10 +287,7 @@ def plots(runs, cases, libs, out):
         if i == 0:
             ax.legend(fontsize=8)
     fig.suptitle("Runtime of every application, form and case")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "runtime.png"), dpi=80)
-    plt.close(fig)
-    made.append("runtime.png")
+    bench.save_plot(plt, fig, out, "runtime.png", made)
 
     # speedup against one rank: one panel per application, a line per library and form
     scases = [c for c in cases if c in ("np1", "np2", "np4", "nodes2x2")]
@@ -313,10 +310,7 @@ def plots(runs, cases, libs, out):
         if i == 0:
             ax.legend(fontsize=6, ncol=3)
     fig.suptitle("Speedup against the one-rank run of the same library and form (2 cores)")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "speedup.png"), dpi=80)
-    plt.close(fig)
-    made.append("speedup.png")
+    bench.save_plot(plt, fig, out, "speedup.png", made)
 
     # LOCAL / RMEM / SYNC per rank on MemPI (the paper's Figs. 1-6)
     for case in ("np4", "nodes2x2"):
@@ -338,11 +332,7 @@ def plots(runs, cases, libs, out):
         ax.set_title("Time breakdown on MemPI, %s" % CASE_TEXT.get(case, case))
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend()
-        fig.tight_layout()
-        name = "breakdown_%s.png" % case
-        fig.savefig(os.path.join(out, name), dpi=80)
-        plt.close(fig)
-        made.append(name)
+        bench.save_plot(plt, fig, out, "breakdown_%s.png" % case, made)
     return made, None
 
 

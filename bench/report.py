@@ -383,6 +383,14 @@ def machine_section(out, info, present, extra=()):
             out.append("- **%s**: %s" % (LIB_NAMES[lib], info.get("unavailable " + lib, "no results")))
 
 
+def save_plot(plt, fig, out, name, made, dpi=80):
+    """lay FIG out, write it to OUT/NAME, close it and add NAME to MADE"""
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=dpi)
+    plt.close(fig)
+    made.append(name)
+
+
 def plot_all(med, units, cases, libs, out):
     try:
         import matplotlib
@@ -422,11 +430,7 @@ def plot_all(med, units, cases, libs, out):
                 continue
             fig, ax = plt.subplots(figsize=(7, 4.5))
             draw(ax, case, name, ylabel, "%s, %s" % (what, CASE_TEXT.get(case, case)))
-            fname = "%s_%s.png" % ({"bw": "bandwidth"}.get(name, name), case)
-            fig.tight_layout()
-            fig.savefig(os.path.join(out, fname), dpi=90)
-            plt.close(fig)
-            made.append(fname)
+            save_plot(plt, fig, out, "%s_%s.png" % ({"bw": "bandwidth"}.get(name, name), case), made, dpi=90)
         colls = [c for c in COLLECTIVES if c != "barrier" and any(k[0] == case and k[1] == c for k in med)]
         if colls:
             cols = 3
@@ -437,11 +441,7 @@ def plot_all(med, units, cases, libs, out):
             for j in range(len(colls), rows * cols):
                 axes[j // cols][j % cols].axis("off")
             fig.suptitle("Collectives, %s" % CASE_TEXT.get(case, case))
-            fig.tight_layout()
-            fname = "collectives_%s.png" % case
-            fig.savefig(os.path.join(out, fname), dpi=80)
-            plt.close(fig)
-            made.append(fname)
+            save_plot(plt, fig, out, "collectives_%s.png" % case, made)
     return made, None
 
 
