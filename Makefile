@@ -11,6 +11,7 @@
 #   make SANITIZE=address build into build-address/ with ASan (also: thread)
 #   make DEBUG=1          build into build-debug/ with the protocol's assertions (MP_ASSERT)
 #   make install PREFIX=/opt/mempi
+#   make wheel            a wheel for pip in dist/ (DIST=...): `make install` for a Python environment
 
 PREFIX   ?= /usr/local
 SANITIZE ?=
@@ -56,7 +57,7 @@ TOOLS    := $(BUILD)/bin/mpiexec $(BUILD)/bin/mempi-info
 WRAPPERS := $(BUILD)/bin/mpicc $(BUILD)/bin/mpicxx
 HEADERS  := $(patsubst include/%,$(BUILD)/include/%,$(wildcard include/*.h))
 
-.PHONY: all lib tools check demo install clean unit bench config-table
+.PHONY: all lib tools check demo install clean unit bench config-table wheel
 all: lib tools $(WRAPPERS) $(BUILD)/lib/pkgconfig/mempi.pc $(HEADERS)
 
 lib: $(LIBFILE) $(BUILD)/lib/libmempi_internal.a
@@ -155,6 +156,13 @@ install: all
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' tools/wrappers/mempi.pc.in \
 	    > $(PREFIX)/lib/pkgconfig/mempi.pc
 	cp -P $(BUILD)/bin/* $(PREFIX)/bin/
+
+# The wheel's build backend (also what `pip install .` runs) calls make again with these
+# variables, then `make install` into a staging prefix; see tools/pip/mempi_backend.py.
+DIST ?= dist
+wheel: all
+	+MEMPI_MAKE_FLAGS="BUILD=$(BUILD) $(if $(SANITIZE),SANITIZE=$(SANITIZE)) $(if $(DEBUG),DEBUG=$(DEBUG))" \
+	    python3 tools/pip/mempi_backend.py wheel $(DIST)
 
 clean:
 	rm -rf build build-address build-thread build-undefined
