@@ -108,6 +108,14 @@ int mp_chk_request(const char *func, MPI_Request h, mp_request **out)
     return MPI_SUCCESS;
 }
 
+int mp_chk_session(const char *func, MPI_Session h, mp_session **out)
+{
+    *out = mp_world.initialized && !mp_world.finalized ? mp_session_get(h) : NULL;
+    if (*out == NULL)
+        return mp_err(func, MPI_ERR_SESSION, "invalid session 0x%x", (unsigned)h);
+    return MPI_SUCCESS;
+}
+
 int mp_chk_count(const char *func, MPI_Aint count)
 {
     if (MP_LIKELY(count >= 0))

@@ -100,6 +100,18 @@ int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
 /* mp_chk_comm raised through MPI_COMM_WORLD's handler (for eh=self implementations). */
 int mp_arg_comm(const char *func, MPI_Comm h, mp_comm **out);
 
+/* A session (MPI_ERR_SESSION): valid only while the library runs. */
+int mp_chk_session(const char *func, MPI_Session h, mp_session **out);
+
+/* The world model and sessions share one library instance (init.c).  mp_session_start starts
+ * it unless it runs (at thread level `required`) and reports the level it runs at;
+ * mp_session_stop stops it after the last session when the world model is not active.
+ * mp_world_model says where the world model is (MPI_Initialized, MPI_Finalized). */
+enum { MP_WORLD_NONE, MP_WORLD_ACTIVE, MP_WORLD_DONE };
+int  mp_session_start(const char *func, int required, int *provided);
+void mp_session_stop(void);
+int  mp_world_model(void);
+
 /* An object's name (MPI_MAX_OBJECT_NAME bytes at dst) set from the user's string, and read
  * back with its length: MPI_Comm/Type/Win_set_name and _get_name. */
 int mp_set_name(char *dst, const char *name);

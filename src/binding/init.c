@@ -7,6 +7,14 @@
  * Finalize drains queued sends, passes a node barrier so no rank unmaps while a peer may still
  * need it, prints statistics and tells the launcher.  The entry points are generated from
  * src/binding/env.spec, which also holds the one-line queries.
+ *
+ * The world model (MPI_Init ... MPI_Finalize) and sessions (MPI_Session_init ...
+ * MPI_Session_finalize, session.c) share one library instance: the first of them starts it,
+ * and it stops when the world model is finalized (or was never initialized) and the last
+ * session is finalized.  mp_world.initialized and .finalized describe the instance;
+ * MPI_Initialized and MPI_Finalized report the world model only (mp_world_model), as MPI 4.0
+ * says.  The PMI job cannot be joined twice, so once the library has stopped neither model
+ * can start again.
  */
 #include "binding/binding.h"
 #include "rma/rma.h"
@@ -52,10 +60,18 @@ static mp_comm *predefined_comm(int handle, int ctx, int size, int rank, const i
     return c;
 }
 
-static int init(const char *F, int required, int *provided)
+static int world_model = MP_WORLD_NONE;
+static int sessions;                  /* sessions initialized and not finalized */
+
+int mp_world_model(void)
 {
-    if (mp_world.initialized)
-        return mp_err(F, MPI_ERR_OTHER, "MPI is already initialized");
+    return world_model;
+}
+
+/* Starts the library at thread level `required` (clamped); configuration errors end the job
+ * before PMI, other failures abort it. */
+static void start(int required)
+{
     mp_config_add(mp_coll_config_vars, mp_coll_config_nvars);
     int err = mp_config_load();
     if (err)
@@ -89,11 +105,24 @@ static int init(const char *F, int required, int *provided)
     mp_world.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE :
                             required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     mp_thread_multiple = mp_world.thread_level == MPI_THREAD_MULTIPLE;
-    if (provided)
-        *provided = mp_world.thread_level;
     mp_world.initialized = 1;
     if ((err = mp_comm_layer_init()) || (err = mp_coll_init()) || (err = mp_rma_init()))
         init_fail(err);
+}
+
+/* MPI_Init(_thread): starts the library unless a session did; `provided` reports the level
+ * the library runs at. */
+static int init(const char *F, int required, int *provided)
+{
+    if (world_model != MP_WORLD_NONE || mp_world.finalized)
+        return mp_err(F, MPI_ERR_OTHER, "MPI is already initialized%s",
+                      world_model == MP_WORLD_DONE || mp_world.finalized
+                          ? " (and finalized: it cannot start again)" : "");
+    if (!mp_world.initialized)
+        start(required);
+    world_model = MP_WORLD_ACTIVE;
+    if (provided)
+        *provided = mp_world.thread_level;
     return MPI_SUCCESS;
 }
 
@@ -107,7 +136,7 @@ int mp_do_init_thread(const char *F, int *argc, char ***argv, int required, int 
     return init(F, required, provided);
 }
 
-int mp_do_finalize(const char *F)
+static void stop(void)
 {
     mp_rma_finalize();               /* no progress thread from here on */
     /* MPI_COMM_SELF's attribute delete callbacks run first, while communication works. */
@@ -119,7 +148,43 @@ int mp_do_finalize(const char *F)
     mp_transports_finalize();
     mp_world.finalized = 1;
     mp_pmi_finalize();
+}
+
+int mp_do_finalize(const char *F)
+{
+    if (world_model != MP_WORLD_ACTIVE)
+        return mp_err(F, MPI_ERR_OTHER, "MPI_Init was not called (only sessions)");
+    world_model = MP_WORLD_DONE;
+    if (sessions == 0)
+        stop();
     return MPI_SUCCESS;
+}
+
+/* The first session starts the library (unlocked, as MPI_Init: the start sets the thread
+ * level that decides whether the lock is taken); the others count under the lock. */
+int mp_session_start(const char *F, int required, int *provided)
+{
+    if (mp_world.finalized)
+        return mp_err(F, MPI_ERR_OTHER, "MPI was finalized and cannot start again");
+    if (!mp_world.initialized)
+        start(required);
+    MP_BIG_LOCK();
+    sessions++;
+    *provided = mp_world.thread_level;
+    return MPI_SUCCESS;
+}
+
+/* The last session stops the library unless the world model is active; the stop runs
+ * outside the lock (it joins the progress thread, which takes it). */
+void mp_session_stop(void)
+{
+    int last;
+    {
+        MP_BIG_LOCK();
+        last = --sessions == 0 && world_model != MP_WORLD_ACTIVE;
+    }
+    if (last)
+        stop();
 }
 
 /* The whole job ends whatever comm is (MPI 4.0 8.7 allows that).  The launcher's report names

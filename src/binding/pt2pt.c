@@ -72,14 +72,16 @@ static int start_one(const char *F, MPI_Request h)
 {
     mp_request *req = h == MPI_REQUEST_NULL ? NULL : mp_request_get(h);
     if (req == NULL || (req->kind != MP_REQ_PSEND && req->kind != MP_REQ_PRECV &&
-                        req->kind != MP_REQ_PCOLL))
+                        req->kind != MP_REQ_PCOLL && req->kind != MP_REQ_PART))
         return mp_error(NULL, MPI_ERR_REQUEST, F, "request 0x%x is not a persistent request",
                         (unsigned)h);
-    if (req->inner != NULL)
+    if (req->kind == MP_REQ_PART ? mp_part_active(req) : req->inner != NULL)
         return mp_error(req->comm, MPI_ERR_REQUEST, F, "persistent request 0x%x is already "
                         "active", (unsigned)h);
     if (req->kind == MP_REQ_PCOLL)                 /* persistent collective: src/coll/persist.c */
         return mp_ret(req->comm, F, mp_coll_start(req));
+    if (req->kind == MP_REQ_PART)                  /* partitioned: src/pt2pt/part.c */
+        return mp_ret(req->comm, F, mp_part_start(req));
     return mp_ret(req->comm, F, mp_start(req));
 }
 

@@ -8,7 +8,9 @@
  *   ordinary   (sends, receives, nonblocking collectives): complete when `done` is set;
  *              finishing frees them and resets the user's handle to MPI_REQUEST_NULL;
  *   persistent (MPI_*_init): inactive counts as complete with an empty status; finishing
- *              frees the active operation (req->inner) and keeps the handle;
+ *              frees the active operation (req->inner) and keeps the handle; partitioned
+ *              requests (MPI_Psend_init, MPI_Precv_init) are persistent ones whose state
+ *              pt2pt/part.c keeps;
  *   generalized (MPI_Grequest_start): complete when MPI_Grequest_complete was called;
  *              finishing calls the user's query and free functions.
  * Every function below is written once in terms of req_done() and req_finish(), so the
@@ -26,17 +28,22 @@ typedef struct mp_greq {
 
 static int is_persistent(const mp_request *r)
 {
-    return r->kind == MP_REQ_PSEND || r->kind == MP_REQ_PRECV || r->kind == MP_REQ_PCOLL;
+    return r->kind == MP_REQ_PSEND || r->kind == MP_REQ_PRECV || r->kind == MP_REQ_PCOLL ||
+           r->kind == MP_REQ_PART;
 }
 
 /* Active means "could still complete": inactive persistent requests are not active. */
 static int req_active(const mp_request *r)
 {
+    if (r->kind == MP_REQ_PART)
+        return mp_part_active(r);
     return !is_persistent(r) || r->inner != NULL;
 }
 
 static int req_done(const mp_request *r)
 {
+    if (r->kind == MP_REQ_PART)
+        return mp_part_done(r);
     if (is_persistent(r))
         return r->inner == NULL || mp_request_is_done(r->inner);
     return mp_request_is_done(r);
@@ -47,6 +54,8 @@ static int req_done(const mp_request *r)
 static int req_finish(mp_request *r, MPI_Request *handle, MPI_Status *status)
 {
     int err;
+    if (r->kind == MP_REQ_PART)
+        return mp_part_finish(r, status);
     if (is_persistent(r)) {
         if (r->inner == NULL) {
             if (status != MPI_STATUS_IGNORE)
@@ -368,6 +377,8 @@ int mp_do_request_get_status(const char *F, MPI_Request request, int *flag,
             if (g->query)
                 g->query(g->extra, &st);
             mp_status_copy(status, &st);
+        } else if (r->kind == MP_REQ_PART) {
+            mp_part_status(r, status);
         } else {
             mp_status_copy(status, is_persistent(r) ? &r->inner->status : &r->status);
         }
@@ -387,6 +398,11 @@ int mp_do_request_free(const char *F, mp_request *r)
     if (r->kind == MP_REQ_PCOLL) {        /* persistent collective: src/coll/persist.c */
         if ((err = mp_coll_persistent_free(r)))
             return mp_error_raise(r->comm, err, F);
+    } else if (r->kind == MP_REQ_PART) {  /* src/pt2pt/part.c */
+        if (mp_part_active(r) && !mp_part_done(r))
+            return mp_error(r->comm, MPI_ERR_REQUEST, F, "partitioned request 0x%x is active "
+                            "and not complete", (unsigned)r->handle);
+        mp_part_free(r);
     } else if (is_persistent(r)) {
         mp_request *inner = r->inner;
         if (inner) {                      /* the operation goes on; free it when it ends */

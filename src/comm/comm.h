@@ -255,6 +255,27 @@ void mp_errhandler_layer_init(void);              /* installs the core's hook */
 int  mp_errhandler_live(void);                    /* live user handlers (leak tests) */
 
 /* ---------------------------------------------------------------------------------------------
+ * Sessions (session.c): MPI 4.0 11.3 objects with an error handler and info, and the process
+ * sets every session sees (mpi://WORLD, mpi://SELF).
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mp_session {
+    int handle;
+    int errhandler;                   /* a handle with one reference */
+    MPI_Info info;                    /* info_used: the caller's hints, thread_level provided */
+} mp_session;
+mp_session *mp_session_create(MPI_Info info, int errhandler, int thread_level); /* NULL: full */
+mp_session *mp_session_get(MPI_Session h);       /* NULL if not a live session */
+void        mp_session_destroy(mp_session *s);
+void        mp_session_set_errhandler(mp_session *s, int errhandler);  /* takes a reference */
+/* Routes an error code through the session's handler (s NULL: as an error of no object). */
+int         mp_session_raise(mp_session *s, int code, const char *func);
+int         mp_session_live(void);
+int         mp_pset_count(void);
+const char *mp_pset_name(int n);                  /* 0 <= n < mp_pset_count() */
+int         mp_pset_find(const char *name);       /* index, or -1 */
+mp_group   *mp_pset_group(int n);                 /* a new group (one reference) */
+
+/* ---------------------------------------------------------------------------------------------
  * Info (info.c).  An info object is an ordered list of (key, value) strings.
  * ------------------------------------------------------------------------------------------- */
 typedef struct mp_info mp_info;

@@ -10,8 +10,8 @@
  * default, and every value goes through the same checks whatever its source.  The rest of the
  * library reads the parsed fields.  mempi-info prints the rows, and its --markdown output is
  * the README's table (`make config-table`; tests/docs/check-config-table fails on drift), so
- * documentation and code cannot drift apart; the type, scope and run-time flag are what a
- * future MPI_T interface exposes for each row as a control variable.
+ * documentation and code cannot drift apart; the type, scope and run-time flag are what the
+ * MPI_T interface (mpit.c) exposes for each row as a control variable.
  *
  * Values are outside input: every parser rejects trailing junk, overflow and out-of-range
  * values, and the error names the variable and the value (and the tuning file it came from).

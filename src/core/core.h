@@ -33,7 +33,8 @@
 enum mp_objtype {                     /* MPICH's object type numbers (bits 29-26) */
     MP_OBJ_COMM = 1, MP_OBJ_GROUP = 2, MP_OBJ_DATATYPE = 3, MP_OBJ_FILE = 4,
     MP_OBJ_ERRHANDLER = 5, MP_OBJ_OP = 6, MP_OBJ_INFO = 7, MP_OBJ_WIN = 8,
-    MP_OBJ_KEYVAL = 9, MP_OBJ_ATTR = 10, MP_OBJ_REQUEST = 11
+    MP_OBJ_KEYVAL = 9, MP_OBJ_ATTR = 10, MP_OBJ_REQUEST = 11,
+    MP_OBJ_SESSION = 14               /* MPI_SESSION_NULL is 0x38000000 */
 };
 #define MP_HANDLE_KIND(h)    (((unsigned)(h)) >> 30)
 #define MP_HANDLE_TYPE(h)    ((((unsigned)(h)) >> 26) & 0xf)
@@ -161,7 +162,8 @@ enum mp_req_kind {
     MP_REQ_PROBE,
     MP_REQ_PCOLL,                     /* persistent collective (src/coll/persist.c) */
     MP_REQ_PAIR,                      /* MPI_Isendrecv: a send and a receive (pt2pt.c) */
-    MP_REQ_RMA                        /* request-based one-sided operation (src/rma/) */
+    MP_REQ_RMA,                       /* request-based one-sided operation (src/rma/) */
+    MP_REQ_PART                       /* partitioned send or receive (src/pt2pt/part.c) */
 };
 enum mp_send_mode { MP_MODE_STANDARD = 0, MP_MODE_SYNC, MP_MODE_READY, MP_MODE_BUFFERED };
 
@@ -171,6 +173,7 @@ typedef struct mp_datatype mp_datatype;   /* datatype/datatype.h */
  * that each field means one thing.  Which union member is live follows from `kind` alone:
  *   SEND, RECV     one message (the point-to-point protocol's state, pt2pt/proto.h);
  *   PSEND, PRECV   the saved arguments (the same fields) and `inner`, the active operation;
+ *   PART           the same, plus `part`, the partitioned state (pt2pt/part.c);
  *   PCOLL          `sched`, the kept schedule, and `inner`;
  *   COLL           nothing: a nonblocking collective's schedule points at its request;
  *   PROBE          `msg`, the matched message of MPI_Mprobe;
@@ -219,6 +222,7 @@ struct mp_request {
                                          the receive an RWDONE or FRAG stream fills, the
                                          send a FIN ends */
             uint64_t remote_addr;     /* send taking an SREQ: the receive buffer in the peer */
+            void *part;               /* PART: partitions, readiness, handshake (part.c) */
         };
         void *msg;                    /* PROBE: the message (pt2pt's mp_unexp) */
         void *greq;                   /* GREQ: the callbacks (binding/request.c) */
@@ -511,6 +515,50 @@ typedef struct mp_stats {
     uint64_t rma_ops, rma_bytes;              /* one-sided operations issued, their bytes */
 } mp_stats;
 extern mp_stats mp_stat;
+
+/* ---------------------------------------------------------------------------------------------
+ * The MPI_T tool interface (mpit.c): control variables are the configuration rows, performance
+ * variables the statistics above.  Every function returns MPI_SUCCESS or an MPI_T_ERR_* code
+ * (MPI_T_ERR_NOT_INITIALIZED outside MPI_T_init_thread/MPI_T_finalize) and is thread safe.
+ * ------------------------------------------------------------------------------------------- */
+int mp_t_init(int required, int *provided);
+int mp_t_finalize(void);
+int mp_t_cvar_get_num(int *num);
+int mp_t_cvar_get_info(int index, char *name, int *name_len, int *verbosity,
+                       MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                       int *bind, int *scope);
+int mp_t_cvar_get_index(const char *name, int *index);
+int mp_t_cvar_handle_alloc(int index, MPI_T_cvar_handle *handle, int *count);
+int mp_t_cvar_handle_free(MPI_T_cvar_handle *handle);
+int mp_t_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int mp_t_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int mp_t_enum_get_info(MPI_T_enum e, int *num, char *name, int *name_len);
+int mp_t_enum_get_item(MPI_T_enum e, int index, int *value, char *name, int *name_len);
+int mp_t_pvar_get_num(int *num);
+int mp_t_pvar_get_info(int index, char *name, int *name_len, int *verbosity, int *var_class,
+                       MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                       int *bind, int *readonly, int *continuous, int *atomic);
+int mp_t_pvar_get_index(const char *name, int var_class, int *index);
+int mp_t_pvar_session_create(MPI_T_pvar_session *session);
+int mp_t_pvar_session_free(MPI_T_pvar_session *session);
+int mp_t_pvar_handle_alloc(MPI_T_pvar_session session, int index, MPI_T_pvar_handle *handle,
+                           int *count);
+int mp_t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int mp_t_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int mp_t_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int mp_t_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int mp_t_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf, int reset);
+int mp_t_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int mp_t_category_get_num(int *num);
+int mp_t_category_get_info(int cat, char *name, int *name_len, char *desc, int *desc_len,
+                           int *num_cvars, int *num_pvars, int *num_categories);
+int mp_t_category_get_index(const char *name, int *cat);
+/* kind: 0 control variables, 1 performance variables, 2 subcategories, 3 events */
+int mp_t_category_get_members(int cat, int kind, int len, int *indices);
+int mp_t_category_num_events(int cat, int *num);
+int mp_t_category_changed(int *update_number);
+int mp_t_no_events(int rc);           /* rc once initialised: MemPI has no events */
+int mp_t_none(int *num);              /* *num = 0 (events, event sources) */
 
 /* ---------------------------------------------------------------------------------------------
  * Time and misc

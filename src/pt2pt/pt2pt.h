@@ -54,6 +54,23 @@ mp_request *mp_persistent_new(int kind, void *buf, MPI_Aint count, mp_datatype *
 int  mp_start(mp_request *req);
 void mp_persistent_free(mp_request *req);
 
+/* Partitioned communication (part.c): kind MP_REQ_PART, a persistent request whose data moves
+ * as one message once every partition is ready.  The binding checks arguments and state
+ * (active, partition in range, not ready twice) before calling these. */
+int  mp_part_init(int is_send, void *buf, int partitions, MPI_Aint count, mp_datatype *dt,
+                  int peer, int tag, mp_comm *comm, mp_request **out);
+int  mp_part_start(mp_request *req);
+int  mp_part_ready(mp_request *req, int partition);
+int  mp_part_is_send(const mp_request *req);
+int  mp_part_partitions(const mp_request *req);
+int  mp_part_active(const mp_request *req);       /* started, not yet completed */
+int  mp_part_is_ready(const mp_request *req, int partition);
+int  mp_part_done(const mp_request *req);         /* inactive counts as done */
+int  mp_part_arrived(const mp_request *req);      /* the data is in the receive buffer */
+int  mp_part_finish(mp_request *req, MPI_Status *status);   /* complete: back to inactive */
+void mp_part_status(const mp_request *req, MPI_Status *status); /* of a complete request */
+void mp_part_free(mp_request *req);
+
 /* Buffered sends through the buffer attached with MPI_Buffer_attach. */
 int mp_bsend_attach(void *buf, size_t size);
 int mp_bsend_detach(void **buf, size_t *size);   /* waits for buffered messages to leave */

@@ -4,13 +4,14 @@
  * Under MPI_ERRORS_RETURN a program may ignore an error code and go on with the handle the
  * call was to create (NWChem does, after MPI_Win_allocate, and crashed on MemPI's garbage).
  * As MPICH does, every such handle must then be the null handle of its kind:
- *   - functions MemPI does not implement (generated stubs): MPI_File_open, MPI_Session_init,
- *     MPI_Comm_spawn, MPI_Psend_init, MPI_File/Session_create_errhandler -- error class
+ *   - functions MemPI does not implement (generated stubs): MPI_File_open, MPI_Comm_spawn,
+ *     MPI_File_create_errhandler -- error class
  *     MPI_ERR_UNSUPPORTED_OPERATION, raised through the handler of their communicator
  *     argument when they have one;
  *   - creators that fail on a bad argument: windows, communicators, groups, datatypes (int
- *     and large-count forms), requests (point-to-point, persistent, nonblocking and
- *     neighbourhood collectives), messages, info objects, ops and error handlers.
+ *     and large-count forms), requests (point-to-point, persistent, partitioned, nonblocking
+ *     and neighbourhood collectives), messages, info objects, ops, error handlers (also of
+ *     sessions) and sessions.
  * Every output starts as garbage (0x7777); every error string must name the failing function.
  */
 #include "check.h"
@@ -68,14 +69,12 @@ int main(int argc, char **argv)
     NULLED(fh, MPI_FILE_NULL, rc = MPI_File_open(MPI_COMM_WORLD, "no-such-file", MPI_MODE_RDONLY,
                                                  MPI_INFO_NULL, &fh), "MPI_File_open");
     CHECK(unsupported_class(rc), "MPI_File_open: class not MPI_ERR_UNSUPPORTED_OPERATION");
-    NULLED(session, MPI_SESSION_NULL, MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN,
+    NULLED(session, MPI_SESSION_NULL, MPI_Session_init((MPI_Info)0x5c000077, MPI_ERRORS_RETURN,
                                                        &session), "MPI_Session_init");
     int errcodes[1];
     NULLED(inter, MPI_COMM_NULL, MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
                                                 MPI_COMM_WORLD, &inter, errcodes),
            "MPI_Comm_spawn");
-    NULLED(req, MPI_REQUEST_NULL, MPI_Psend_init(buf, 1, 1, MPI_INT, rank, 0, MPI_COMM_WORLD,
-                                                 MPI_INFO_NULL, &req), "MPI_Psend_init");
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_File_create_errhandler(NULL, &eh),
            "MPI_File_create_errhandler");
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_Session_create_errhandler(NULL, &eh),
@@ -116,6 +115,10 @@ int main(int argc, char **argv)
     NULLED(nc, MPI_COMM_NULL, MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &nc), "MPI_Intercomm_merge");
     NULLED(nc, MPI_COMM_NULL, MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &nc),
            "MPI_Cart_create");
+    NULLED(req, MPI_REQUEST_NULL, MPI_Psend_init(buf, 1, 1, MPI_INT, rank, -5, MPI_COMM_WORLD,
+                                                 MPI_INFO_NULL, &req), "MPI_Psend_init");
+    NULLED(req, MPI_REQUEST_NULL, MPI_Precv_init(buf, 0, 1, MPI_INT, rank, 0, MPI_COMM_WORLD,
+                                                 MPI_INFO_NULL, &req), "MPI_Precv_init");
     NULLED(nc, MPI_COMM_NULL, MPI_Comm_idup(MPI_COMM_NULL, &nc, &req), "MPI_Comm_idup");
     CHECK(req == MPI_REQUEST_NULL, "MPI_Comm_idup failed and left its request");
     NULLED(g, MPI_GROUP_NULL, MPI_Group_incl(wg, 1, ranks, &g), "MPI_Group_incl");

@@ -1,0 +1,779 @@
+/* mpit.c -- the MPI tool information interface (MPI_T, MPI 4.0 chapter 15).
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Control variables are the rows of the configuration table (config.c plus the rows other
+ * layers add), in table order: cvar i is mp_config_row(i).  A row's type gives the datatype
+ * (size: MPI_UNSIGNED_LONG, the size_t field; int and bool: MPI_INT; choice: MPI_INT with an
+ * enumeration whose items are the choices and whose values are what the field holds; string
+ * and rows of irregular syntax: MPI_CHAR, the text in effect).  Every variable is bound to no
+ * object.  A row marked MP_CFG_RUNTIME may be written while MPI is initialised: its scope is
+ * MPI_T_SCOPE_ALL_EQ when all ranks must agree (MP_CFG_ALL_EQ), else MPI_T_SCOPE_LOCAL.  The
+ * other rows are read once by MPI_Init and never change afterwards, so they are
+ * MPI_T_SCOPE_READONLY and a write returns MPI_T_ERR_CVAR_SET_NEVER; a write before MPI_Init
+ * or after MPI_Finalize returns MPI_T_ERR_CVAR_SET_NOT_NOW, because MPI_Init loads the table
+ * from the environment again.  Before MPI_Init, MPI_T_init_thread loads the table so values
+ * read then are the ones MPI_Init will use (a malformed value reads as its default; MPI_Init
+ * reports it).  Descriptions are the rows' meanings, so mempi-info, the README table and
+ * MPI_T agree.
+ *
+ * Performance variables are the statistics counters of MEMPI_STATS (stats.c, mp_stat):
+ * messages and bytes per protocol, one-sided operations and network registrations are
+ * MPI_T_PVAR_CLASS_COUNTER (MPI_UNSIGNED_LONG_LONG, started and stopped per handle: a handle
+ * accumulates what the counter gained while it was started), the unexpected queue's current
+ * length LEVEL and its maximum HIGHWATERMARK, and the remote-write share of sent bytes a
+ * PERCENTAGE (MPI_DOUBLE, 0..1); those last ones are continuous and read-only.  Counters
+ * count whether or not MEMPI_STATS prints them.  Categories are one per layer.  MemPI has no
+ * events: MPI_T_event_get_num returns 0, which the standard allows.
+ *
+ * The interface is reference counted (MPI_T_init_thread / MPI_T_finalize), usable before
+ * MPI_Init and after MPI_Finalize, and serialised by its own mutex, so tools may call it from
+ * any thread.  Handles are pointers to objects this file keeps in lists; a handle argument is
+ * looked up in its list before use, so a stale or invented handle returns
+ * MPI_T_ERR_INVALID_HANDLE instead of being dereferenced.
+ */
+#include "core/core.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t mpit_lock = PTHREAD_MUTEX_INITIALIZER;
+static int init_count;
+
+/* ---- categories ------------------------------------------------------------------------ */
+enum { CAT_CORE, CAT_TRANSPORT, CAT_PT2PT, CAT_COLL, CAT_RMA, NCAT };
+static const struct { const char *name, *desc; } categories[NCAT] = {
+    [CAT_CORE]      = { "mempi_core", "MemPI core: start-up, waiting policy, binding, PMI, "
+                                      "statistics and diagnostics" },
+    [CAT_TRANSPORT] = { "mempi_transport", "MemPI transports: shared-memory queues and pools, "
+                                           "single copy, the libfabric network transport" },
+    [CAT_PT2PT]     = { "mempi_pt2pt", "MemPI point-to-point: protocol thresholds and "
+                                       "per-protocol traffic" },
+    [CAT_COLL]      = { "mempi_coll", "MemPI collectives: algorithm choices and shared-memory "
+                                      "collective buffers" },
+    [CAT_RMA]       = { "mempi_rma", "MemPI one-sided communication" },
+};
+
+/* The layer a configuration row belongs to, by its name. */
+static int cvar_category(const mp_config_var *v)
+{
+    static const struct { const char *prefix; int cat; } map[] = {
+        { "MEMPI_SHM_", CAT_TRANSPORT }, { "MEMPI_NET_", CAT_TRANSPORT },
+        { "MEMPI_CMA", CAT_TRANSPORT },  { "MEMPI_EAGER_MAX", CAT_PT2PT },
+        { "MEMPI_SENDREQ", CAT_PT2PT },  { "MEMPI_COLL_", CAT_COLL },
+        { "MEMPI_NODE_SIZE", CAT_COLL }, { "MEMPI_ASYNC_PROGRESS", CAT_RMA },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strncmp(v->name, map[i].prefix, strlen(map[i].prefix)) == 0)
+            return map[i].cat;
+    return CAT_CORE;
+}
+
+/* ---- performance variables -------------------------------------------------------------- */
+#define STAT(f) offsetof(mp_stats, f)
+enum { SHARE = -1 };                  /* offset of the computed remote-write share */
+static const struct pvar {
+    const char *name;
+    int var_class, cat;
+    long offset;                      /* of the uint64_t in mp_stat, or SHARE */
+    const char *desc;
+} pvars[] = {
+    { "mempi_msgs_sent", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(msgs_sent),
+      "point-to-point messages sent (all protocols; collectives' messages included)" },
+    { "mempi_bytes_sent", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(bytes_sent),
+      "bytes of point-to-point messages sent" },
+    { "mempi_eager_msgs", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(eager_msgs),
+      "messages sent eagerly (through the receiver's queue)" },
+    { "mempi_eager_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(eager_bytes),
+      "bytes sent eagerly" },
+    { "mempi_sendreq_msgs", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(sendreq_msgs),
+      "messages delivered by remote write into a receive posted first (request for sending)" },
+    { "mempi_sendreq_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(sendreq_bytes),
+      "bytes delivered by remote write" },
+    { "mempi_rndv_msgs", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(rndv_msgs),
+      "messages sent by rendezvous" },
+    { "mempi_rndv_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(rndv_bytes),
+      "bytes sent by rendezvous" },
+    { "mempi_remote_write_share", MPI_T_PVAR_CLASS_PERCENTAGE, CAT_PT2PT, SHARE,
+      "share of the bytes sent that were delivered by remote write (0..1)" },
+    { "mempi_unexpected_msgs", MPI_T_PVAR_CLASS_LEVEL, CAT_PT2PT, STAT(unexpected_msgs),
+      "messages now in the unexpected queue" },
+    { "mempi_unexpected_bytes", MPI_T_PVAR_CLASS_LEVEL, CAT_PT2PT, STAT(unexpected_bytes),
+      "bytes now in the unexpected queue" },
+    { "mempi_unexpected_max_msgs", MPI_T_PVAR_CLASS_HIGHWATERMARK, CAT_PT2PT,
+      STAT(unexpected_max_msgs), "most messages the unexpected queue has held" },
+    { "mempi_unexpected_max_bytes", MPI_T_PVAR_CLASS_HIGHWATERMARK, CAT_PT2PT,
+      STAT(unexpected_max_bytes), "most bytes the unexpected queue has held" },
+    { "mempi_net_mr_hits", MPI_T_PVAR_CLASS_COUNTER, CAT_TRANSPORT, STAT(net_mr_hits),
+      "network keys sent for reused registrations (registration cache hits)" },
+    { "mempi_net_mr_misses", MPI_T_PVAR_CLASS_COUNTER, CAT_TRANSPORT, STAT(net_mr_misses),
+      "network keys sent for new registrations" },
+    { "mempi_rma_ops", MPI_T_PVAR_CLASS_COUNTER, CAT_RMA, STAT(rma_ops),
+      "one-sided operations issued" },
+    { "mempi_rma_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_RMA, STAT(rma_bytes),
+      "bytes of one-sided operations issued" },
+};
+enum { NPVAR = (int)(sizeof pvars / sizeof pvars[0]) };
+
+static int pvar_is_counter(int i)
+{
+    return pvars[i].var_class == MPI_T_PVAR_CLASS_COUNTER;
+}
+
+static uint64_t stat_value(int i)
+{
+    return *(const uint64_t *)((const char *)&mp_stat + pvars[i].offset);
+}
+
+static double share_value(void)
+{
+    return mp_stat.bytes_sent ? (double)mp_stat.sendreq_bytes / (double)mp_stat.bytes_sent : 0.0;
+}
+
+/* ---- handles --------------------------------------------------------------------------- */
+struct mp_t_cvar_handle { int index; struct mp_t_cvar_handle *next; };
+struct mp_t_pvar_handle {
+    int index, started;
+    uint64_t accum, base;             /* counters: value = accum + (started ? now - base : 0) */
+    struct mp_t_pvar_session *session;
+    struct mp_t_pvar_handle *next;
+};
+struct mp_t_pvar_session { struct mp_t_pvar_handle *handles; struct mp_t_pvar_session *next; };
+struct mp_t_enum { int row; };        /* the configuration row of a choice */
+
+static struct mp_t_cvar_handle *cvar_handles;
+static struct mp_t_pvar_session *sessions;
+static struct mp_t_enum *enums;       /* one per row, made at the first init */
+static int nenums;
+
+static int session_known(MPI_T_pvar_session s)
+{
+    for (struct mp_t_pvar_session *p = sessions; p; p = p->next)
+        if (p == s)
+            return 1;
+    return 0;
+}
+
+static int handle_known(MPI_T_pvar_session s, MPI_T_pvar_handle h)
+{
+    for (struct mp_t_pvar_handle *p = s->handles; p; p = p->next)
+        if (p == h)
+            return 1;
+    return 0;
+}
+
+/* ---- strings: MPI 4.0 15.3.3 ------------------------------------------------------------ */
+/* *len 0 (or no buffer): only the length needed, with the terminator; else at most *len - 1
+ * characters and a terminator are written and *len becomes what was written. */
+static void put_string(const char *src, char *dst, int *len)
+{
+    if (len == NULL)
+        return;
+    int need = (int)strlen(src) + 1;
+    if (dst == NULL || *len <= 0) {
+        *len = need;
+        return;
+    }
+    int n = need < *len ? need : *len;
+    memcpy(dst, src, (size_t)(n - 1));
+    dst[n - 1] = '\0';
+    *len = n;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------- */
+#define LOCKED_CHECK()                                                                 \
+    pthread_mutex_lock(&mpit_lock);                                                    \
+    if (init_count == 0) {                                                             \
+        pthread_mutex_unlock(&mpit_lock);                                              \
+        return MPI_T_ERR_NOT_INITIALIZED;                                              \
+    }
+#define UNLOCK_RETURN(rc) do { pthread_mutex_unlock(&mpit_lock); return (rc); } while (0)
+
+int mp_t_init(int required, int *provided)
+{
+    pthread_mutex_lock(&mpit_lock);
+    if (init_count++ == 0 && enums == NULL) {
+        if (!mp_world.initialized)
+            (void)mp_config_load();   /* errors are MPI_Init's to report */
+        nenums = mp_config_count();
+        enums = mp_calloc((size_t)nenums, sizeof *enums);
+        for (int i = 0; i < nenums; i++)
+            enums[i].row = i;
+    }
+    pthread_mutex_unlock(&mpit_lock);
+    if (provided != NULL)
+        *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE :
+                    required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    return MPI_SUCCESS;
+}
+
+int mp_t_finalize(void)
+{
+    LOCKED_CHECK();
+    if (--init_count == 0) {
+        while (cvar_handles) {
+            struct mp_t_cvar_handle *h = cvar_handles;
+            cvar_handles = h->next;
+            free(h);
+        }
+        while (sessions) {
+            struct mp_t_pvar_session *s = sessions;
+            sessions = s->next;
+            while (s->handles) {
+                struct mp_t_pvar_handle *h = s->handles;
+                s->handles = h->next;
+                free(h);
+            }
+            free(s);
+        }
+    }
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* ---- control variables ------------------------------------------------------------------ */
+static int cvar_is_text(const mp_config_var *v)
+{
+    return v->type == MP_CFG_STRING || v->parse != NULL;
+}
+
+static const char *cvar_text(const mp_config_var *v)
+{
+    if (v->parse == NULL && *(const char *const *)v->field != NULL)
+        return *(const char *const *)v->field;
+    const char *s = mp_config_current(v->name);
+    return s ? s : "";
+}
+
+static MPI_Datatype cvar_type(const mp_config_var *v)
+{
+    if (cvar_is_text(v))
+        return MPI_CHAR;
+    return v->type == MP_CFG_SIZE ? MPI_UNSIGNED_LONG : MPI_INT;
+}
+
+static int cvar_scope(const mp_config_var *v)
+{
+    if (!(v->flags & MP_CFG_RUNTIME))
+        return MPI_T_SCOPE_READONLY;
+    return v->flags & MP_CFG_ALL_EQ ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_LOCAL;
+}
+
+int mp_t_cvar_get_num(int *num)
+{
+    LOCKED_CHECK();
+    if (num == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *num = nenums;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_cvar_get_info(int index, char *name, int *name_len, int *verbosity,
+                       MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                       int *bind, int *scope)
+{
+    LOCKED_CHECK();
+    if (index < 0 || index >= nenums)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    const mp_config_var *v = mp_config_row(index);
+    put_string(v->name, name, name_len);
+    put_string(v->meaning, desc, desc_len);
+    if (verbosity)
+        *verbosity = v->flags & MP_CFG_RUNTIME ? MPI_T_VERBOSITY_USER_BASIC
+                                               : MPI_T_VERBOSITY_TUNER_BASIC;
+    if (datatype)
+        *datatype = cvar_type(v);
+    if (enumtype)
+        *enumtype = v->type == MP_CFG_CHOICE && v->parse == NULL ? &enums[index]
+                                                                 : MPI_T_ENUM_NULL;
+    if (bind)
+        *bind = MPI_T_BIND_NO_OBJECT;
+    if (scope)
+        *scope = cvar_scope(v);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_cvar_get_index(const char *name, int *index)
+{
+    LOCKED_CHECK();
+    if (name == NULL || index == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    int i = mp_config_index(name, strlen(name));
+    if (i < 0)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_NAME);
+    *index = i;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_cvar_handle_alloc(int index, MPI_T_cvar_handle *handle, int *count)
+{
+    LOCKED_CHECK();
+    if (index < 0 || index >= nenums)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (handle == NULL || count == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    const mp_config_var *v = mp_config_row(index);
+    struct mp_t_cvar_handle *h = mp_calloc(1, sizeof *h);
+    h->index = index;
+    h->next = cvar_handles;
+    cvar_handles = h;
+    *handle = h;
+    *count = cvar_is_text(v) ? (int)strlen(cvar_text(v)) + 1 : 1;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* Unlinks h from the list of live cvar handles: 0 if it was not there. */
+static int cvar_handle_take(MPI_T_cvar_handle h)
+{
+    for (struct mp_t_cvar_handle **pp = &cvar_handles; *pp; pp = &(*pp)->next)
+        if (*pp == h) {
+            *pp = h->next;
+            return 1;
+        }
+    return 0;
+}
+
+static int cvar_handle_known(MPI_T_cvar_handle h)
+{
+    for (struct mp_t_cvar_handle *p = cvar_handles; p; p = p->next)
+        if (p == h)
+            return 1;
+    return 0;
+}
+
+int mp_t_cvar_handle_free(MPI_T_cvar_handle *handle)
+{
+    LOCKED_CHECK();
+    if (handle == NULL || !cvar_handle_take(*handle))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    free(*handle);
+    *handle = MPI_T_CVAR_HANDLE_NULL;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_cvar_read(MPI_T_cvar_handle h, void *buf)
+{
+    LOCKED_CHECK();
+    if (!cvar_handle_known(h))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    if (buf == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    const mp_config_var *v = mp_config_row(h->index);
+    if (cvar_is_text(v)) {
+        const char *s = cvar_text(v);
+        memcpy(buf, s, strlen(s) + 1);
+    } else if (v->type == MP_CFG_SIZE) {
+        unsigned long z = (unsigned long)*(const size_t *)v->field;
+        memcpy(buf, &z, sizeof z);
+    } else {
+        memcpy(buf, v->field, sizeof(int));
+    }
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_cvar_write(MPI_T_cvar_handle h, const void *buf)
+{
+    LOCKED_CHECK();
+    if (!cvar_handle_known(h))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    if (buf == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    const mp_config_var *v = mp_config_row(h->index);
+    if (!(v->flags & MP_CFG_RUNTIME))
+        UNLOCK_RETURN(MPI_T_ERR_CVAR_SET_NEVER);
+    if (!mp_world.initialized || mp_world.finalized)
+        UNLOCK_RETURN(MPI_T_ERR_CVAR_SET_NOT_NOW);
+    int value;
+    memcpy(&value, buf, sizeof value);
+    if (v->type == MP_CFG_CHOICE) {
+        int n = 0;
+        while (v->choices[n] != NULL)
+            n++;
+        if (value < v->base || value >= v->base + n)
+            UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    } else if (v->type != MP_CFG_INT && v->type != MP_CFG_BOOL) {
+        UNLOCK_RETURN(MPI_T_ERR_CVAR_SET_NEVER);   /* no run-time row of another type */
+    } else if (value < v->lo || value > v->hi) {
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    }
+    mp_lock();                        /* the library reads the field under its lock */
+    *(int *)v->field = value;
+    mp_unlock();
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* ---- enumerations ----------------------------------------------------------------------- */
+static int enum_row(MPI_T_enum e)
+{
+    if (enums == NULL || e < enums || e >= enums + nenums)
+        return -1;
+    const mp_config_var *v = mp_config_row((int)(e - enums));
+    return v->type == MP_CFG_CHOICE && v->parse == NULL ? (int)(e - enums) : -1;
+}
+
+int mp_t_enum_get_info(MPI_T_enum e, int *num, char *name, int *name_len)
+{
+    LOCKED_CHECK();
+    int row = enum_row(e);
+    if (row < 0)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    const mp_config_var *v = mp_config_row(row);
+    int n = 0;
+    while (v->choices[n] != NULL)
+        n++;
+    if (num)
+        *num = n;
+    put_string(v->name, name, name_len);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_enum_get_item(MPI_T_enum e, int index, int *value, char *name, int *name_len)
+{
+    LOCKED_CHECK();
+    int row = enum_row(e);
+    if (row < 0)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    const mp_config_var *v = mp_config_row(row);
+    int n = 0;
+    while (v->choices[n] != NULL)
+        n++;
+    if (index < 0 || index >= n)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_ITEM);
+    if (value)
+        *value = index + v->base;
+    put_string(v->choices[index], name, name_len);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* ---- performance variables -------------------------------------------------------------- */
+int mp_t_pvar_get_num(int *num)
+{
+    LOCKED_CHECK();
+    if (num == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *num = NPVAR;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_pvar_get_info(int index, char *name, int *name_len, int *verbosity, int *var_class,
+                       MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                       int *bind, int *readonly, int *continuous, int *atomic)
+{
+    LOCKED_CHECK();
+    if (index < 0 || index >= NPVAR)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    const struct pvar *p = &pvars[index];
+    put_string(p->name, name, name_len);
+    put_string(p->desc, desc, desc_len);
+    if (verbosity)
+        *verbosity = MPI_T_VERBOSITY_USER_BASIC;
+    if (var_class)
+        *var_class = p->var_class;
+    if (datatype)
+        *datatype = p->offset == SHARE ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
+    if (enumtype)
+        *enumtype = MPI_T_ENUM_NULL;
+    if (bind)
+        *bind = MPI_T_BIND_NO_OBJECT;
+    if (readonly)
+        *readonly = !pvar_is_counter(index);
+    if (continuous)
+        *continuous = !pvar_is_counter(index);
+    if (atomic)
+        *atomic = 0;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_pvar_get_index(const char *name, int var_class, int *index)
+{
+    LOCKED_CHECK();
+    if (name == NULL || index == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    for (int i = 0; i < NPVAR; i++)
+        if (strcmp(pvars[i].name, name) == 0 && pvars[i].var_class == var_class) {
+            *index = i;
+            UNLOCK_RETURN(MPI_SUCCESS);
+        }
+    UNLOCK_RETURN(MPI_T_ERR_INVALID_NAME);
+}
+
+int mp_t_pvar_session_create(MPI_T_pvar_session *session)
+{
+    LOCKED_CHECK();
+    if (session == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    struct mp_t_pvar_session *s = mp_calloc(1, sizeof *s);
+    s->next = sessions;
+    sessions = s;
+    *session = s;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_pvar_session_free(MPI_T_pvar_session *session)
+{
+    LOCKED_CHECK();
+    if (session == NULL || !session_known(*session))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_SESSION);
+    struct mp_t_pvar_session *s = *session;
+    for (struct mp_t_pvar_session **pp = &sessions; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    while (s->handles) {
+        struct mp_t_pvar_handle *h = s->handles;
+        s->handles = h->next;
+        free(h);
+    }
+    free(s);
+    *session = MPI_T_PVAR_SESSION_NULL;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_pvar_handle_alloc(MPI_T_pvar_session session, int index, MPI_T_pvar_handle *handle,
+                           int *count)
+{
+    LOCKED_CHECK();
+    if (!session_known(session))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_SESSION);
+    if (index < 0 || index >= NPVAR)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (handle == NULL || count == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    struct mp_t_pvar_handle *h = mp_calloc(1, sizeof *h);
+    h->index = index;
+    h->session = session;
+    h->started = !pvar_is_counter(index);   /* continuous ones always run */
+    h->next = session->handles;
+    session->handles = h;
+    *handle = h;
+    *count = 1;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+{
+    LOCKED_CHECK();
+    if (!session_known(session))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_SESSION);
+    if (handle == NULL || !handle_known(session, *handle))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    for (struct mp_t_pvar_handle **pp = &session->handles; *pp; pp = &(*pp)->next)
+        if (*pp == *handle) {
+            *pp = (*handle)->next;
+            break;
+        }
+    free(*handle);
+    *handle = MPI_T_PVAR_HANDLE_NULL;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* Resolves (session, handle) for start/stop/reset, where MPI_T_PVAR_ALL_HANDLES stands for
+ * every handle of the session. */
+static int pvar_target(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int *all)
+{
+    if (!session_known(session))
+        return MPI_T_ERR_INVALID_SESSION;
+    *all = handle == MPI_T_PVAR_ALL_HANDLES;
+    if (!*all && !handle_known(session, handle))
+        return MPI_T_ERR_INVALID_HANDLE;
+    return MPI_SUCCESS;
+}
+
+static uint64_t counter_now(const struct mp_t_pvar_handle *h)
+{
+    return h->accum + (h->started ? stat_value(h->index) - h->base : 0);
+}
+
+enum { OP_START, OP_STOP, OP_RESET };
+static void apply(struct mp_t_pvar_handle *h, int op)
+{
+    if (op == OP_START && !h->started) {
+        h->base = stat_value(h->index);
+        h->started = 1;
+    } else if (op == OP_STOP && h->started) {
+        h->accum = counter_now(h);
+        h->started = 0;
+    } else if (op == OP_RESET) {
+        h->accum = 0;
+        h->base = stat_value(h->index);
+    }
+}
+
+/* start/stop/reset of one handle or of all handles of a session; with all handles, those
+ * the operation does not apply to (continuous or read-only) are skipped, as MPI 4.0 says. */
+static int pvar_control(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int op)
+{
+    LOCKED_CHECK();
+    int all, err = pvar_target(session, handle, &all);
+    if (err)
+        UNLOCK_RETURN(err);
+    mp_lock();
+    if (all) {
+        for (struct mp_t_pvar_handle *h = session->handles; h; h = h->next)
+            if (pvar_is_counter(h->index))
+                apply(h, op);
+    } else if (!pvar_is_counter(handle->index)) {
+        err = op == OP_RESET ? MPI_T_ERR_PVAR_NO_WRITE : MPI_T_ERR_PVAR_NO_STARTSTOP;
+    } else {
+        apply(handle, op);
+    }
+    mp_unlock();
+    UNLOCK_RETURN(err);
+}
+
+int mp_t_pvar_start(MPI_T_pvar_session s, MPI_T_pvar_handle h) { return pvar_control(s, h, OP_START); }
+int mp_t_pvar_stop(MPI_T_pvar_session s, MPI_T_pvar_handle h)  { return pvar_control(s, h, OP_STOP); }
+int mp_t_pvar_reset(MPI_T_pvar_session s, MPI_T_pvar_handle h) { return pvar_control(s, h, OP_RESET); }
+
+int mp_t_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf, int reset)
+{
+    LOCKED_CHECK();
+    if (!session_known(session))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_SESSION);
+    if (handle == MPI_T_PVAR_ALL_HANDLES || !handle_known(session, handle))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    if (buf == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    int i = handle->index;
+    if (reset && !pvar_is_counter(i))
+        UNLOCK_RETURN(MPI_T_ERR_PVAR_NO_WRITE);
+    mp_lock();
+    if (pvars[i].offset == SHARE) {
+        double d = share_value();
+        memcpy(buf, &d, sizeof d);
+    } else {
+        uint64_t v = pvar_is_counter(i) ? counter_now(handle) : stat_value(i);
+        unsigned long long u = v;
+        memcpy(buf, &u, sizeof u);
+        if (reset)
+            apply(handle, OP_RESET);
+    }
+    mp_unlock();
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
+{
+    LOCKED_CHECK();
+    if (!session_known(session))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_SESSION);
+    if (handle == MPI_T_PVAR_ALL_HANDLES || !handle_known(session, handle))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    if (!pvar_is_counter(handle->index))
+        UNLOCK_RETURN(MPI_T_ERR_PVAR_NO_WRITE);
+    if (buf == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    unsigned long long u;
+    memcpy(&u, buf, sizeof u);
+    mp_lock();
+    handle->accum = u;
+    handle->base = stat_value(handle->index);
+    mp_unlock();
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* ---- categories ------------------------------------------------------------------------- */
+int mp_t_category_get_num(int *num)
+{
+    LOCKED_CHECK();
+    if (num == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *num = NCAT;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* Members of category cat: cvars (kind 0) or pvars (kind 1); writes up to len indices. */
+static int members(int cat, int kind, int len, int *indices)
+{
+    int n = 0, total = kind == 0 ? nenums : NPVAR;
+    for (int i = 0; i < total; i++) {
+        int c = kind == 0 ? cvar_category(mp_config_row(i)) : pvars[i].cat;
+        if (c != cat)
+            continue;
+        if (indices != NULL && n < len)
+            indices[n] = i;
+        n++;
+    }
+    return n;
+}
+
+int mp_t_category_get_info(int cat, char *name, int *name_len, char *desc, int *desc_len,
+                           int *num_cvars, int *num_pvars, int *num_categories)
+{
+    LOCKED_CHECK();
+    if (cat < 0 || cat >= NCAT)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    put_string(categories[cat].name, name, name_len);
+    put_string(categories[cat].desc, desc, desc_len);
+    if (num_cvars)
+        *num_cvars = members(cat, 0, 0, NULL);
+    if (num_pvars)
+        *num_pvars = members(cat, 1, 0, NULL);
+    if (num_categories)
+        *num_categories = 0;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_category_get_index(const char *name, int *cat)
+{
+    LOCKED_CHECK();
+    if (name == NULL || cat == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    for (int i = 0; i < NCAT; i++)
+        if (strcmp(categories[i].name, name) == 0) {
+            *cat = i;
+            UNLOCK_RETURN(MPI_SUCCESS);
+        }
+    UNLOCK_RETURN(MPI_T_ERR_INVALID_NAME);
+}
+
+/* kind: 0 cvars, 1 pvars, 2 subcategories (none), 3 events (none) */
+int mp_t_category_get_members(int cat, int kind, int len, int *indices)
+{
+    LOCKED_CHECK();
+    if (cat < 0 || cat >= NCAT)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (len < 0 || (len > 0 && indices == NULL))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    if (kind < 2)
+        members(cat, kind, len, indices);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_category_num_events(int cat, int *num)
+{
+    LOCKED_CHECK();
+    if (cat < 0 || cat >= NCAT)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (num == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *num = 0;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* The category set never changes: its update number stays 0. */
+int mp_t_category_changed(int *update_number)
+{
+    LOCKED_CHECK();
+    if (update_number == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *update_number = 0;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* Events and event sources: there are none.  `rc` is what a valid call returns when the
+ * interface is initialised (an index or handle can never be valid). */
+int mp_t_no_events(int rc)
+{
+    LOCKED_CHECK();
+    UNLOCK_RETURN(rc);
+}
+
+/* The number of events or event sources: 0. */
+int mp_t_none(int *num)
+{
+    LOCKED_CHECK();
+    if (num == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *num = 0;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
