@@ -247,6 +247,10 @@ void mp_errhandler_release(MPI_Errhandler h);
 /* Calls handler h for an object (MPI_Comm_call_errhandler and friends); obj_handle points to
  * the object's handle.  Predefined handlers: ERRORS_RETURN returns, the others abort. */
 int  mp_errhandler_call(MPI_Errhandler h, void *obj_handle, int code);
+/* Raises code through handler eh of an object other than a communicator (a window, a session)
+ * whose int handle is `handle`: MPI_ERRORS_RETURN returns it, the fatal handlers end the job
+ * naming func, a user handler gets a pointer to the handle.  Returns code. */
+int  mp_errhandler_raise(MPI_Errhandler eh, int handle, int code, const char *func);
 /* MPICH's C++ binding calls its handlers through `caller` (kind 0 comm, 1 file, 2 window; a
  * pointer to the handle, to the code, and the user function): MPII_Errhandler_set_cxx. */
 typedef void (mp_errhandler_caller)(int kind, void *obj_handle, int *code, mp_errhandler_fn *fn);

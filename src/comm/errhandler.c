@@ -106,6 +106,16 @@ int mp_errhandler_call(MPI_Errhandler h, void *obj_handle, int code)
     return MPI_SUCCESS;
 }
 
+int mp_errhandler_raise(MPI_Errhandler eh, int handle, int code, const char *func)
+{
+    if (eh == MPI_ERRORS_RETURN)
+        return code;
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
+        mp_error_fatal(code, func);
+    mp_errhandler_call(eh, &handle, code);
+    return code;
+}
+
 static int errhandler_invoke(mp_comm *comm, int h, int code)
 {
     mp_errhandler *eh = mp_table_lookup(&eh_table, h);

@@ -65,14 +65,7 @@ int mp_session_raise(mp_session *s, int code, const char *func)
         return code;
     if (s == NULL)                    /* no session: the library's default, as for no object */
         return mp_error_raise(NULL, code, func);
-    int eh = s->errhandler;
-    if (eh == MPI_ERRORS_RETURN)
-        return code;
-    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
-        mp_error_fatal(code, func);
-    MPI_Session handle = s->handle;
-    mp_errhandler_call(eh, &handle, code);
-    return code;
+    return mp_errhandler_raise(s->errhandler, s->handle, code, func);
 }
 
 int mp_session_live(void)

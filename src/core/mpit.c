@@ -70,6 +70,11 @@ static int cvar_category(const mp_config_var *v)
 
 /* ---- performance variables -------------------------------------------------------------- */
 #define STAT(f) offsetof(mp_stats, f)
+/* A row of a counter in mp_stat: its name is the field's with the prefix mempi_. */
+#define PVAR(cat, cls, f, desc) { "mempi_" #f, MPI_T_PVAR_CLASS_##cls, CAT_##cat, STAT(f), desc }
+/* Two rows: the messages and the bytes of one kind of traffic ("messages <what>"). */
+#define PAIR(cat, cls, fm, fb, what) PVAR(cat, cls, fm, "messages " what), \
+                                     PVAR(cat, cls, fb, "bytes " what)
 enum { SHARE = -1 };                  /* offset of the computed remote-write share */
 static const struct pvar {
     const char *name;
@@ -77,40 +82,22 @@ static const struct pvar {
     long offset;                      /* of the uint64_t in mp_stat, or SHARE */
     const char *desc;
 } pvars[] = {
-    { "mempi_msgs_sent", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(msgs_sent),
-      "point-to-point messages sent (all protocols; collectives' messages included)" },
-    { "mempi_bytes_sent", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(bytes_sent),
-      "bytes of point-to-point messages sent" },
-    { "mempi_eager_msgs", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(eager_msgs),
-      "messages sent eagerly (through the receiver's queue)" },
-    { "mempi_eager_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(eager_bytes),
-      "bytes sent eagerly" },
-    { "mempi_sendreq_msgs", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(sendreq_msgs),
-      "messages delivered by remote write into a receive posted first (request for sending)" },
-    { "mempi_sendreq_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(sendreq_bytes),
-      "bytes delivered by remote write" },
-    { "mempi_rndv_msgs", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(rndv_msgs),
-      "messages sent by rendezvous" },
-    { "mempi_rndv_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, STAT(rndv_bytes),
-      "bytes sent by rendezvous" },
+    PAIR(PT2PT, COUNTER, msgs_sent, bytes_sent,
+         "sent point-to-point (all protocols; collectives' messages included)"),
+    PAIR(PT2PT, COUNTER, eager_msgs, eager_bytes, "sent eagerly (through the receiver's queue)"),
+    PAIR(PT2PT, COUNTER, sendreq_msgs, sendreq_bytes,
+         "delivered by remote write into a receive posted first (request for sending)"),
+    PAIR(PT2PT, COUNTER, rndv_msgs, rndv_bytes, "sent by rendezvous"),
     { "mempi_remote_write_share", MPI_T_PVAR_CLASS_PERCENTAGE, CAT_PT2PT, SHARE,
       "share of the bytes sent that were delivered by remote write (0..1)" },
-    { "mempi_unexpected_msgs", MPI_T_PVAR_CLASS_LEVEL, CAT_PT2PT, STAT(unexpected_msgs),
-      "messages now in the unexpected queue" },
-    { "mempi_unexpected_bytes", MPI_T_PVAR_CLASS_LEVEL, CAT_PT2PT, STAT(unexpected_bytes),
-      "bytes now in the unexpected queue" },
-    { "mempi_unexpected_max_msgs", MPI_T_PVAR_CLASS_HIGHWATERMARK, CAT_PT2PT,
-      STAT(unexpected_max_msgs), "most messages the unexpected queue has held" },
-    { "mempi_unexpected_max_bytes", MPI_T_PVAR_CLASS_HIGHWATERMARK, CAT_PT2PT,
-      STAT(unexpected_max_bytes), "most bytes the unexpected queue has held" },
-    { "mempi_net_mr_hits", MPI_T_PVAR_CLASS_COUNTER, CAT_TRANSPORT, STAT(net_mr_hits),
-      "network keys sent for reused registrations (registration cache hits)" },
-    { "mempi_net_mr_misses", MPI_T_PVAR_CLASS_COUNTER, CAT_TRANSPORT, STAT(net_mr_misses),
-      "network keys sent for new registrations" },
-    { "mempi_rma_ops", MPI_T_PVAR_CLASS_COUNTER, CAT_RMA, STAT(rma_ops),
-      "one-sided operations issued" },
-    { "mempi_rma_bytes", MPI_T_PVAR_CLASS_COUNTER, CAT_RMA, STAT(rma_bytes),
-      "bytes of one-sided operations issued" },
+    PAIR(PT2PT, LEVEL, unexpected_msgs, unexpected_bytes, "now in the unexpected queue"),
+    PAIR(PT2PT, HIGHWATERMARK, unexpected_max_msgs, unexpected_max_bytes,
+         "the unexpected queue has held at most"),
+    PVAR(TRANSPORT, COUNTER, net_mr_hits,
+         "network keys sent for reused registrations (registration cache hits)"),
+    PVAR(TRANSPORT, COUNTER, net_mr_misses, "network keys sent for new registrations"),
+    PVAR(RMA, COUNTER, rma_ops, "one-sided operations issued"),
+    PVAR(RMA, COUNTER, rma_bytes, "bytes of one-sided operations issued"),
 };
 enum { NPVAR = (int)(sizeof pvars / sizeof pvars[0]) };
 
@@ -187,6 +174,19 @@ static void put_string(const char *src, char *dst, int *len)
         return MPI_T_ERR_NOT_INITIALIZED;                                              \
     }
 #define UNLOCK_RETURN(rc) do { pthread_mutex_unlock(&mpit_lock); return (rc); } while (0)
+/* An optional output argument: set unless the caller passed NULL. */
+#define OUT(p, v) do { if ((p) != NULL) *(p) = (v); } while (0)
+
+/* Frees a performance-variable session and its handles (unlinked by the caller). */
+static void session_destroy(struct mp_t_pvar_session *s)
+{
+    while (s->handles) {
+        struct mp_t_pvar_handle *h = s->handles;
+        s->handles = h->next;
+        free(h);
+    }
+    free(s);
+}
 
 int mp_t_init(int required, int *provided)
 {
@@ -218,12 +218,7 @@ int mp_t_finalize(void)
         while (sessions) {
             struct mp_t_pvar_session *s = sessions;
             sessions = s->next;
-            while (s->handles) {
-                struct mp_t_pvar_handle *h = s->handles;
-                s->handles = h->next;
-                free(h);
-            }
-            free(s);
+            session_destroy(s);
         }
     }
     UNLOCK_RETURN(MPI_SUCCESS);
@@ -276,31 +271,37 @@ int mp_t_cvar_get_info(int index, char *name, int *name_len, int *verbosity,
     const mp_config_var *v = mp_config_row(index);
     put_string(v->name, name, name_len);
     put_string(v->meaning, desc, desc_len);
-    if (verbosity)
-        *verbosity = v->flags & MP_CFG_RUNTIME ? MPI_T_VERBOSITY_USER_BASIC
-                                               : MPI_T_VERBOSITY_TUNER_BASIC;
-    if (datatype)
-        *datatype = cvar_type(v);
-    if (enumtype)
-        *enumtype = v->type == MP_CFG_CHOICE && v->parse == NULL ? &enums[index]
-                                                                 : MPI_T_ENUM_NULL;
-    if (bind)
-        *bind = MPI_T_BIND_NO_OBJECT;
-    if (scope)
-        *scope = cvar_scope(v);
+    OUT(verbosity, v->flags & MP_CFG_RUNTIME ? MPI_T_VERBOSITY_USER_BASIC
+                                               : MPI_T_VERBOSITY_TUNER_BASIC);
+    OUT(datatype, cvar_type(v));
+    OUT(enumtype, v->type == MP_CFG_CHOICE && v->parse == NULL ? &enums[index]
+                                                                 : MPI_T_ENUM_NULL);
+    OUT(bind, MPI_T_BIND_NO_OBJECT);
+    OUT(scope, cvar_scope(v));
     UNLOCK_RETURN(MPI_SUCCESS);
 }
 
-int mp_t_cvar_get_index(const char *name, int *index)
+/* The get_index functions: name and index checked, then find(name, arg) (-1: no such name). */
+static int lookup(const char *name, int *index, int (*find)(const char *name, int arg), int arg)
 {
     LOCKED_CHECK();
     if (name == NULL || index == NULL)
         UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    int i = mp_config_index(name, strlen(name));
+    int i = find(name, arg);
     if (i < 0)
         UNLOCK_RETURN(MPI_T_ERR_INVALID_NAME);
     *index = i;
     UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+static int find_cvar(const char *name, int unused)
+{
+    return mp_config_index(name, strlen(name));
+}
+
+int mp_t_cvar_get_index(const char *name, int *index)
+{
+    return lookup(name, index, find_cvar, 0);
 }
 
 int mp_t_cvar_handle_alloc(int index, MPI_T_cvar_handle *handle, int *count)
@@ -349,14 +350,21 @@ int mp_t_cvar_handle_free(MPI_T_cvar_handle *handle)
     UNLOCK_RETURN(MPI_SUCCESS);
 }
 
+/* The row behind handle h of a read or a write of buf; NULL with the error in *rc. */
+static const mp_config_var *cvar_target(MPI_T_cvar_handle h, const void *buf, int *rc)
+{
+    *rc = !cvar_handle_known(h) ? MPI_T_ERR_INVALID_HANDLE
+        : buf == NULL           ? MPI_T_ERR_INVALID : MPI_SUCCESS;
+    return *rc ? NULL : mp_config_row(h->index);
+}
+
 int mp_t_cvar_read(MPI_T_cvar_handle h, void *buf)
 {
     LOCKED_CHECK();
-    if (!cvar_handle_known(h))
-        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
-    if (buf == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    const mp_config_var *v = mp_config_row(h->index);
+    int rc;
+    const mp_config_var *v = cvar_target(h, buf, &rc);
+    if (v == NULL)
+        UNLOCK_RETURN(rc);
     if (cvar_is_text(v)) {
         const char *s = cvar_text(v);
         memcpy(buf, s, strlen(s) + 1);
@@ -372,11 +380,10 @@ int mp_t_cvar_read(MPI_T_cvar_handle h, void *buf)
 int mp_t_cvar_write(MPI_T_cvar_handle h, const void *buf)
 {
     LOCKED_CHECK();
-    if (!cvar_handle_known(h))
-        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
-    if (buf == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    const mp_config_var *v = mp_config_row(h->index);
+    int rc;
+    const mp_config_var *v = cvar_target(h, buf, &rc);
+    if (v == NULL)
+        UNLOCK_RETURN(rc);
     if (!(v->flags & MP_CFG_RUNTIME))
         UNLOCK_RETURN(MPI_T_ERR_CVAR_SET_NEVER);
     if (!mp_world.initialized || mp_world.finalized)
@@ -401,26 +408,25 @@ int mp_t_cvar_write(MPI_T_cvar_handle h, const void *buf)
 }
 
 /* ---- enumerations ----------------------------------------------------------------------- */
-static int enum_row(MPI_T_enum e)
+static const mp_config_var *enum_var(MPI_T_enum e, int *nchoices)
 {
     if (enums == NULL || e < enums || e >= enums + nenums)
-        return -1;
+        return NULL;
     const mp_config_var *v = mp_config_row((int)(e - enums));
-    return v->type == MP_CFG_CHOICE && v->parse == NULL ? (int)(e - enums) : -1;
+    if (v->type != MP_CFG_CHOICE || v->parse != NULL)
+        return NULL;
+    for (*nchoices = 0; v->choices[*nchoices] != NULL; ++*nchoices) { }
+    return v;
 }
 
 int mp_t_enum_get_info(MPI_T_enum e, int *num, char *name, int *name_len)
 {
     LOCKED_CHECK();
-    int row = enum_row(e);
-    if (row < 0)
+    int n;
+    const mp_config_var *v = enum_var(e, &n);
+    if (v == NULL)
         UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
-    const mp_config_var *v = mp_config_row(row);
-    int n = 0;
-    while (v->choices[n] != NULL)
-        n++;
-    if (num)
-        *num = n;
+    OUT(num, n);
     put_string(v->name, name, name_len);
     UNLOCK_RETURN(MPI_SUCCESS);
 }
@@ -428,17 +434,13 @@ int mp_t_enum_get_info(MPI_T_enum e, int *num, char *name, int *name_len)
 int mp_t_enum_get_item(MPI_T_enum e, int index, int *value, char *name, int *name_len)
 {
     LOCKED_CHECK();
-    int row = enum_row(e);
-    if (row < 0)
+    int n;
+    const mp_config_var *v = enum_var(e, &n);
+    if (v == NULL)
         UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
-    const mp_config_var *v = mp_config_row(row);
-    int n = 0;
-    while (v->choices[n] != NULL)
-        n++;
     if (index < 0 || index >= n)
         UNLOCK_RETURN(MPI_T_ERR_INVALID_ITEM);
-    if (value)
-        *value = index + v->base;
+    OUT(value, index + v->base);
     put_string(v->choices[index], name, name_len);
     UNLOCK_RETURN(MPI_SUCCESS);
 }
@@ -463,36 +465,28 @@ int mp_t_pvar_get_info(int index, char *name, int *name_len, int *verbosity, int
     const struct pvar *p = &pvars[index];
     put_string(p->name, name, name_len);
     put_string(p->desc, desc, desc_len);
-    if (verbosity)
-        *verbosity = MPI_T_VERBOSITY_USER_BASIC;
-    if (var_class)
-        *var_class = p->var_class;
-    if (datatype)
-        *datatype = p->offset == SHARE ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
-    if (enumtype)
-        *enumtype = MPI_T_ENUM_NULL;
-    if (bind)
-        *bind = MPI_T_BIND_NO_OBJECT;
-    if (readonly)
-        *readonly = !pvar_is_counter(index);
-    if (continuous)
-        *continuous = !pvar_is_counter(index);
-    if (atomic)
-        *atomic = 0;
+    OUT(verbosity, MPI_T_VERBOSITY_USER_BASIC);
+    OUT(var_class, p->var_class);
+    OUT(datatype, p->offset == SHARE ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG);
+    OUT(enumtype, MPI_T_ENUM_NULL);
+    OUT(bind, MPI_T_BIND_NO_OBJECT);
+    OUT(readonly, !pvar_is_counter(index));
+    OUT(continuous, !pvar_is_counter(index));
+    OUT(atomic, 0);
     UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+static int find_pvar(const char *name, int var_class)
+{
+    for (int i = 0; i < NPVAR; i++)
+        if (strcmp(pvars[i].name, name) == 0 && pvars[i].var_class == var_class)
+            return i;
+    return -1;
 }
 
 int mp_t_pvar_get_index(const char *name, int var_class, int *index)
 {
-    LOCKED_CHECK();
-    if (name == NULL || index == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    for (int i = 0; i < NPVAR; i++)
-        if (strcmp(pvars[i].name, name) == 0 && pvars[i].var_class == var_class) {
-            *index = i;
-            UNLOCK_RETURN(MPI_SUCCESS);
-        }
-    UNLOCK_RETURN(MPI_T_ERR_INVALID_NAME);
+    return lookup(name, index, find_pvar, var_class);
 }
 
 int mp_t_pvar_session_create(MPI_T_pvar_session *session)
@@ -518,12 +512,7 @@ int mp_t_pvar_session_free(MPI_T_pvar_session *session)
             *pp = s->next;
             break;
         }
-    while (s->handles) {
-        struct mp_t_pvar_handle *h = s->handles;
-        s->handles = h->next;
-        free(h);
-    }
-    free(s);
+    session_destroy(s);
     *session = MPI_T_PVAR_SESSION_NULL;
     UNLOCK_RETURN(MPI_SUCCESS);
 }
@@ -704,26 +693,23 @@ int mp_t_category_get_info(int cat, char *name, int *name_len, char *desc, int *
         UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
     put_string(categories[cat].name, name, name_len);
     put_string(categories[cat].desc, desc, desc_len);
-    if (num_cvars)
-        *num_cvars = members(cat, 0, 0, NULL);
-    if (num_pvars)
-        *num_pvars = members(cat, 1, 0, NULL);
-    if (num_categories)
-        *num_categories = 0;
+    OUT(num_cvars, members(cat, 0, 0, NULL));
+    OUT(num_pvars, members(cat, 1, 0, NULL));
+    OUT(num_categories, 0);
     UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+static int find_category(const char *name, int unused)
+{
+    for (int i = 0; i < NCAT; i++)
+        if (strcmp(categories[i].name, name) == 0)
+            return i;
+    return -1;
 }
 
 int mp_t_category_get_index(const char *name, int *cat)
 {
-    LOCKED_CHECK();
-    if (name == NULL || cat == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    for (int i = 0; i < NCAT; i++)
-        if (strcmp(categories[i].name, name) == 0) {
-            *cat = i;
-            UNLOCK_RETURN(MPI_SUCCESS);
-        }
-    UNLOCK_RETURN(MPI_T_ERR_INVALID_NAME);
+    return lookup(name, cat, find_category, 0);
 }
 
 /* kind: 0 cvars, 1 pvars, 2 subcategories (none), 3 events (none) */

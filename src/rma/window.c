@@ -89,14 +89,7 @@ int mp_win_raise(mp_win *win, int code, const char *func)
         return code;
     if (win == NULL)
         return mp_error_raise(NULL, code, func);
-    int eh = win->errhandler;
-    if (eh == MPI_ERRORS_RETURN)
-        return code;
-    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
-        mp_error_fatal(code, func);
-    MPI_Win handle = win->handle;
-    mp_errhandler_call(eh, &handle, code);
-    return code;
+    return mp_errhandler_raise(win->errhandler, win->handle, code, func);
 }
 
 /* ---- hints ----------------------------------------------------------------------------- */
