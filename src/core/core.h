@@ -163,7 +163,8 @@ enum mp_req_kind {
     MP_REQ_PCOLL,                     /* persistent collective (src/coll/persist.c) */
     MP_REQ_PAIR,                      /* MPI_Isendrecv: a send and a receive (pt2pt.c) */
     MP_REQ_RMA,                       /* request-based one-sided operation (src/rma/) */
-    MP_REQ_PART                       /* partitioned send or receive (src/pt2pt/part.c) */
+    MP_REQ_PART,                      /* partitioned send or receive (src/pt2pt/part.c) */
+    MP_REQ_FILE                       /* nonblocking file access, complete at start (src/io/) */
 };
 enum mp_send_mode { MP_MODE_STANDARD = 0, MP_MODE_SYNC, MP_MODE_READY, MP_MODE_BUFFERED };
 
@@ -179,7 +180,8 @@ typedef struct mp_datatype mp_datatype;   /* datatype/datatype.h */
  *   PROBE          `msg`, the matched message of MPI_Mprobe;
  *   GREQ           `greq`, the generalized request's callbacks;
  *   PAIR           `parts_left` and `owned_tmp` of MPI_Isendrecv;
- *   RMA            `rma`, the one-sided operation (src/rma/).
+ *   RMA            `rma`, the one-sided operation (src/rma/);
+ *   FILE           nothing: the access is done when the request is made (src/io/).
  * A request is recycled through a free list (core/request.c); `magic` is MP_REQ_MAGIC from
  * allocation to release, which debug builds check on every request named by a peer's cookie. */
 #define MP_REQ_MAGIC 0x52657175u      /* "Requ" */

@@ -1,0 +1,210 @@
+/* access.c -- data access: explicit offsets, individual and shared file pointers, ordered,
+ * collective, nonblocking and split collective reads and writes.  MemPI, BSD-3-Clause (see
+ * LICENSE).
+ *
+ * Every form is one function, mp_io_access: it finds the starting position (the offset given,
+ * the individual pointer, or a range fetched from the shared pointer; _ordered ranks take
+ * consecutive ranges in rank order from one allgather of their sizes), maps the view's stream
+ * range to file pieces (view.c) and moves each with pread/pwrite, from the user's buffer when
+ * it is contiguous, else through a packed temporary copy.  A read stops at the end of the file
+ * and reports the bytes it got; the individual pointer advances by the etypes accessed, the
+ * shared pointer by the etypes requested.  Collective forms (_all, split) are correct without
+ * coordination: MPI gives no ordering between ranks' accesses of one collective call.  In
+ * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
+ * end of the file, so conflicting accesses of different processes are serialized.
+ * Nonblocking forms do the access before they return and hand back a completed request.
+ */
+#include "io/io_impl.h"
+#include "coll/coll.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct xfer {
+    const char *F;
+    const mp_file *f;
+    char *mem;                        /* the packed data */
+    int write;
+    size_t moved;                     /* stream bytes read or written, from the start */
+} xfer;
+
+static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
+{
+    xfer *x = ctx;
+    size_t k = 0;
+    while (k < len) {
+        ssize_t n = x->write ? pwrite(x->f->fd, x->mem + done + k, len - k, off + (off_t)k)
+                             : pread(x->f->fd, x->mem + done + k, len - k, off + (off_t)k);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            char what[80];
+            snprintf(what, sizeof what, "cannot %s %zu bytes at offset %lld of",
+                     x->write ? "write" : "read", len - k, (long long)(off + (off_t)k));
+            return mp_io_errno(x->F, x->f->name, what, errno);
+        }
+        if (n == 0) {                 /* end of file (reads only) */
+            x->moved = done + k;
+            return 1;
+        }
+        k += (size_t)n;
+    }
+    x->moved = done + len;
+    return 0;
+}
+
+static int range_lock(const mp_file *f, MPI_Offset start, int write, int lock)
+{
+    struct flock fl = { .l_type = (short)(!lock ? F_UNLCK : write ? F_WRLCK : F_RDLCK),
+                        .l_whence = SEEK_SET, .l_start = start, .l_len = 0 };
+    int rc;
+    while ((rc = fcntl(f->fd, F_SETLKW, &fl)) < 0 && errno == EINTR)
+        ;
+    return rc;
+}
+
+static int check_access(const char *F, mp_file *f, const mp_io_args *a, size_t bytes)
+{
+    if (a->write && (f->amode & MPI_MODE_RDONLY))
+        return mp_error_code(MPI_ERR_READ_ONLY, "%s: '%s' was opened MPI_MODE_RDONLY", F,
+                             f->name);
+    if (!a->write && (f->amode & MPI_MODE_WRONLY))
+        return mp_error_code(MPI_ERR_ACCESS, "%s: '%s' was opened MPI_MODE_WRONLY", F,
+                             f->name);
+    if ((f->amode & MPI_MODE_SEQUENTIAL) && (a->where == MP_IO_AT ||
+                                             a->where == MP_IO_INDIVIDUAL))
+        return mp_error_code(MPI_ERR_UNSUPPORTED_OPERATION, "%s: '%s' was opened with "
+                             "MPI_MODE_SEQUENTIAL (only shared file pointer access)", F,
+                             f->name);
+    if (a->where == MP_IO_AT && a->offset < 0)
+        return mp_error_code(MPI_ERR_ARG, "%s: negative offset %lld for '%s'", F,
+                             (long long)a->offset, f->name);
+    if (bytes % (size_t)f->etype->size)
+        return mp_error_code(MPI_ERR_IO, "%s: %zu bytes are not a whole number of etypes of "
+                             "%ld bytes ('%s')", F, bytes, (long)f->etype->size, f->name);
+    return MPI_SUCCESS;
+}
+
+/* _ordered: my first etype from one allgather of every rank's etypes and the shared
+ * pointer that rank 0 advances by their sum. */
+static int ordered_position(const char *F, mp_file *f, MPI_Offset mine, MPI_Offset *pos)
+{
+    mp_comm *c = f->comm;
+    mp_datatype *off = mp_datatype_get(MPI_OFFSET);
+    MPI_Offset *all = mp_malloc(sizeof *all * (size_t)c->size), before = 0, total = 0, base = 0;
+    int err = mp_allgather(&mine, 1, off, all, 1, off, c);
+    for (int r = 0; !err && r < c->size; r++) {
+        before += r < c->rank ? all[r] : 0;
+        total += all[r];
+    }
+    free(all);
+    int local = MPI_SUCCESS;
+    if (!err && c->rank == 0)
+        local = mp_io_shared_fetch_add(F, f, total, &base);
+    /* base = -1 tells the others rank 0 failed */
+    if (!err && local)
+        base = -1;
+    if (!err)
+        err = mp_bcast(&base, 1, off, 0, c);
+    if (err || local)
+        return err ? err : local;
+    if (base < 0)
+        return mp_error_code(MPI_ERR_IO, "%s: rank 0 could not move the shared file pointer "
+                             "of '%s'", F, f->name);
+    *pos = base + before;
+    return MPI_SUCCESS;
+}
+
+int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
+{
+    size_t bytes = mp_datatype_bytes(a->dt, a->count);
+    int err = check_access(F, f, a, bytes);
+    if (err)
+        return err;
+    MPI_Offset esize = f->etype->size, n = (MPI_Offset)bytes / esize, pos = 0;
+    switch (a->where) {
+    case MP_IO_AT:         pos = a->offset; break;
+    case MP_IO_INDIVIDUAL: pos = f->pos; break;
+    case MP_IO_SHARED:     err = mp_io_shared_fetch_add(F, f, n, &pos); break;
+    case MP_IO_ORDERED:    err = ordered_position(F, f, n, &pos); break;
+    }
+    if (err)
+        return err;
+
+    xfer x = { F, f, NULL, a->write, 0 };
+    char *tmp = NULL;
+    if (a->dt->is_contig) {
+        x.mem = (char *)a->buf + a->dt->true_lb;
+    } else if (bytes) {
+        x.mem = tmp = malloc(bytes);
+        if (!tmp)
+            return mp_error_code(MPI_ERR_NO_MEM, "%s: no memory for %zu bytes of '%s'", F,
+                                 bytes, f->name);
+        if (a->write)
+            mp_pack(a->buf, a->count, a->dt, 0, tmp, bytes);
+    }
+    if (bytes) {
+        MPI_Offset start = mp_io_file_offset(f, pos * esize);
+        if (f->atomic && range_lock(f, start, a->write, 1))
+            err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
+        if (!err)
+            err = mp_io_pieces(f, pos * esize, bytes, move_piece, &x);
+        if (f->atomic)
+            range_lock(f, start, a->write, 0);
+        if (!err && tmp && !a->write)
+            mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
+    }
+    free(tmp);
+    if (err)
+        return err;
+    if (a->where == MP_IO_INDIVIDUAL)
+        f->pos += a->write ? n : (MPI_Offset)x.moved / esize;
+    if (status != MPI_STATUS_IGNORE) {
+        mp_status_empty(status);
+        mp_status_set_bytes(status, (MPI_Count)x.moved);
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **req)
+{
+    MPI_Status st;
+    int err = mp_io_access(F, f, a, &st);
+    if (err)
+        return err;
+    mp_request *r = mp_request_alloc(MP_REQ_FILE);
+    r->comm = f->comm;
+    r->status = st;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    mp_request_complete(r);
+    *req = r;
+    return MPI_SUCCESS;
+}
+
+int mp_io_split_begin(const char *F, mp_file *f, const mp_io_args *a)
+{
+    if (f->split_active)
+        return mp_error_code(MPI_ERR_OTHER, "%s: a split collective is already active on "
+                             "'%s'", F, f->name);
+    int err = mp_io_access(F, f, a, &f->split_status);
+    if (err)
+        return err;
+    f->split_active = 1;
+    f->split_write = a->write;
+    f->split_where = a->where;
+    f->split_buf = a->buf;
+    return MPI_SUCCESS;
+}
+
+int mp_io_split_end(const char *F, mp_file *f, const void *buf, int write, int where,
+                    MPI_Status *status)
+{
+    if (!f->split_active || f->split_write != write || f->split_where != where)
+        return mp_error_code(MPI_ERR_OTHER, "%s: no matching split collective begun on '%s'",
+                             F, f->name);
+    f->split_active = 0;
+    mp_status_copy(status, &f->split_status);
+    return MPI_SUCCESS;
+}

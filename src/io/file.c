@@ -1,0 +1,356 @@
+/* file.c -- opening, closing and deleting files; size, info, atomicity, error handlers.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * MPI_File_open is collective and all-or-nothing: rank 0 of the group opens first (it alone
+ * creates the file, with O_EXCL when MPI_MODE_EXCL asks), then the others open the existing
+ * file, and one allreduce of every rank's error class decides; on failure every rank closes
+ * what it opened, a file that rank 0 created exclusively is removed again, and every rank
+ * returns an error of the same class, whose message names the function and the file (and the
+ * rank that failed, when it was another one).  The same allreduce checks that every rank gave
+ * the same amode.  MPI_MODE_APPEND starts both file pointers at the end of the file; it is not
+ * O_APPEND, which would make every pwrite append.  Collective size changes are done by rank 0
+ * between a barrier and an allreduce of its result, so every rank sees the old size before
+ * the call and the new one after it.  MPI_File_sync
+ * is fsync on every rank, then a barrier: data written by any rank before the call has
+ * reached the disk when it returns anywhere.
+ */
+#include "io/io_impl.h"
+#include "coll/coll.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static mp_file *live_files;
+static int default_errhandler = MPI_ERRORS_RETURN;   /* MPI_FILE_NULL's */
+
+mp_file *mp_io_get(MPI_File fh)
+{
+    for (mp_file *f = live_files; f; f = f->next)
+        if (f == fh && f->magic == MP_FILE_MAGIC)
+            return f;
+    return NULL;
+}
+
+/* ---- errors ---------------------------------------------------------------------------- */
+
+static int errno_class(int e)
+{
+    switch (e) {
+    case ENOENT: case ENOTDIR:   return MPI_ERR_NO_SUCH_FILE;
+    case EACCES: case EPERM:     return MPI_ERR_ACCESS;
+    case EEXIST:                 return MPI_ERR_FILE_EXISTS;
+    case EROFS:                  return MPI_ERR_READ_ONLY;
+    case ENOSPC: case EFBIG:     return MPI_ERR_NO_SPACE;
+    case EDQUOT:                 return MPI_ERR_QUOTA;
+    case EISDIR: case ENAMETOOLONG: case ELOOP: return MPI_ERR_BAD_FILE;
+    case ETXTBSY: case EBUSY:    return MPI_ERR_FILE_IN_USE;
+    default:                     return MPI_ERR_IO;
+    }
+}
+
+int mp_io_errno(const char *F, const char *name, const char *what, int e)
+{
+    return mp_error_code(errno_class(e), "%s: %s '%s': %s", F, what, name, strerror(e));
+}
+
+int mp_io_errhandler(const mp_file *f)
+{
+    return f ? f->errhandler : default_errhandler;
+}
+
+void mp_io_set_errhandler(mp_file *f, int errhandler)
+{
+    int *slot = f ? &f->errhandler : &default_errhandler;
+    mp_errhandler_release(*slot);
+    *slot = errhandler;
+}
+
+int mp_io_raise(mp_file *f, int code, const char *func)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    int eh = mp_io_errhandler(f);
+    if (eh == MPI_ERRORS_RETURN)
+        return code;
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
+        mp_error_fatal(code, func);
+    MPI_File handle = f ? f : MPI_FILE_NULL;
+    mp_errhandler_call(eh, &handle, code);
+    return code;
+}
+
+/* ---- open and close -------------------------------------------------------------------- */
+
+int mp_io_check_amode(const char *F, const char *name, int amode)
+{
+    const int known = MPI_MODE_CREATE | MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR |
+                      MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN | MPI_MODE_EXCL |
+                      MPI_MODE_APPEND | MPI_MODE_SEQUENTIAL;
+    int rw = !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_WRONLY) +
+             !!(amode & MPI_MODE_RDWR);
+    const char *why = NULL;
+    if (amode & ~known)
+        why = "unknown bits";
+    else if (rw != 1)
+        why = "exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY and MPI_MODE_RDWR is required";
+    else if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        why = "MPI_MODE_RDONLY with MPI_MODE_CREATE or MPI_MODE_EXCL";
+    else if ((amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL))
+        why = "MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL";
+    if (!why)
+        return MPI_SUCCESS;
+    return mp_error_code(MPI_ERR_AMODE, "%s: invalid amode 0x%x for '%s': %s", F,
+                         (unsigned)amode, name, why);
+}
+
+static int open_flags(int amode)
+{
+    return (amode & MPI_MODE_RDONLY ? O_RDONLY : amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR) |
+           O_CLOEXEC;
+}
+
+static void file_destroy(mp_file *f)
+{
+    for (mp_file **p = &live_files; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            break;
+        }
+    if (f->fd >= 0)
+        close(f->fd);
+    if (f->etype)
+        mp_datatype_release(f->etype);
+    if (f->filetype)
+        mp_datatype_release(f->filetype);
+    mp_info_free_handle(f->info);
+    mp_errhandler_release(f->errhandler);
+    if (f->comm)
+        mp_comm_free_internal(f->comm);
+    f->magic = 0;
+    free(f->name);
+    free(f);
+}
+
+int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_Info info,
+               mp_file **out)
+{
+    *out = NULL;
+    mp_file *f = mp_calloc(1, sizeof *f);
+    f->magic = MP_FILE_MAGIC;
+    f->fd = -1;
+    f->name = mp_strdup(name);
+    f->amode = amode;
+    f->errhandler = default_errhandler;
+    mp_errhandler_retain(f->errhandler);
+    f->info = MPI_INFO_NULL;
+    mp_datatype *byte = mp_datatype_get(MPI_BYTE);
+    f->etype = byte;
+    f->filetype = byte;
+    mp_datatype_retain(byte);
+    mp_datatype_retain(byte);
+    strcpy(f->datarep, "native");
+
+    int err = mp_comm_dup_internal(comm, &f->comm);
+    if (err) {
+        f->comm = NULL;
+        file_destroy(f);
+        return err;
+    }
+    mp_comm *c = f->comm;
+    mp_datatype *ints = mp_datatype_get(MPI_INT);
+
+    /* rank 0 opens (and creates) first */
+    int local = MPI_SUCCESS, created = 0, e0 = 0;
+    if (c->rank == 0) {
+        int flags = open_flags(amode);
+        if (amode & MPI_MODE_CREATE)
+            flags |= O_CREAT | (amode & MPI_MODE_EXCL ? O_EXCL : 0);
+        f->fd = open(name, flags, 0666);
+        if (f->fd < 0)
+            e0 = errno;
+        else
+            created = (amode & MPI_MODE_EXCL) != 0;
+        if (f->fd < 0)
+            local = mp_io_errno(F, name, "cannot open", e0);
+    }
+    int first = local ? mp_error_class_of(local) : MPI_SUCCESS;
+    if ((err = mp_bcast(&first, 1, ints, 0, c)))
+        goto fail;
+    if (first != MPI_SUCCESS && c->rank != 0)
+        local = mp_error_code(first, "%s: cannot open '%s' (rank 0 of the group failed: %s)",
+                              F, name, mp_error_class_text(first));
+    if (first == MPI_SUCCESS && c->rank != 0) {
+        f->fd = open(name, open_flags(amode), 0666);
+        if (f->fd < 0)
+            local = mp_io_errno(F, name, "cannot open", errno);
+    }
+    MPI_Offset size = 0;
+    if (first == MPI_SUCCESS && c->rank == 0 && (amode & MPI_MODE_APPEND)) {
+        struct stat st;
+        if (fstat(f->fd, &st) == 0)
+            size = st.st_size;
+    }
+    if (first == MPI_SUCCESS && (err = mp_io_shared_init(F, f, size)))
+        goto fail;
+    /* agreement: {max class as -min, amode, -amode}, one MIN allreduce */
+    int mine[3] = { -(local ? mp_error_class_of(local) : 0), amode, -amode };
+    int all[3];
+    if ((err = mp_allreduce(mine, all, 3, ints, MPI_MIN, c)))
+        goto fail;
+    int cls = -all[0];
+    if (cls == MPI_SUCCESS && all[1] != -all[2]) {
+        cls = MPI_ERR_NOT_SAME;
+        local = mp_error_code(cls, "%s: the processes gave different amodes for '%s' (0x%x "
+                              "here)", F, name, (unsigned)amode);
+    } else if (cls != MPI_SUCCESS && !local)
+        local = mp_error_code(cls, "%s: cannot open '%s': another process of the group "
+                              "failed (%s)", F, name, mp_error_class_text(cls));
+    if (cls != MPI_SUCCESS) {
+        mp_io_shared_free(f);
+        if (created && c->rank == 0)
+            unlink(name);
+        file_destroy(f);
+        return local;
+    }
+    if (amode & MPI_MODE_APPEND) {
+        if ((err = mp_bcast(&size, 1, mp_datatype_get(MPI_OFFSET), 0, c)))
+            goto fail;
+        f->pos = size;
+    }
+    if (info != MPI_INFO_NULL && mp_info_dup_handle(info, &f->info))
+        f->info = MPI_INFO_NULL;
+    f->next = live_files;
+    live_files = f;
+    *out = f;
+    return MPI_SUCCESS;
+fail:
+    mp_io_shared_free(f);
+    file_destroy(f);
+    return err;
+}
+
+int mp_io_close(const char *F, mp_file *f)
+{
+    int err = mp_barrier(f->comm);      /* every rank's accesses are over */
+    if (f->fd >= 0 && close(f->fd) && !err)
+        err = mp_io_errno(F, f->name, "cannot close", errno);
+    f->fd = -1;
+    if ((f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->comm->rank == 0 && unlink(f->name) && !err)
+        err = mp_io_errno(F, f->name, "cannot delete", errno);
+    mp_io_shared_free(f);
+    file_destroy(f);
+    return err;
+}
+
+int mp_io_delete(const char *F, const char *name)
+{
+    return unlink(name) ? mp_io_errno(F, name, "cannot delete", errno) : MPI_SUCCESS;
+}
+
+/* ---- size, sync, info, atomicity ------------------------------------------------------- */
+
+/* After rank 0 did the operation: every rank learns its error class from an allreduce,
+ * which also keeps every rank from returning before rank 0 is done. */
+static int by_rank0(const char *F, mp_file *f, int local)
+{
+    int mine = local ? mp_error_class_of(local) : MPI_SUCCESS, cls;
+    int err = mp_allreduce(&mine, &cls, 1, mp_datatype_get(MPI_INT), MPI_MAX, f->comm);
+    if (err)
+        return err;
+    if (local)
+        return local;
+    if (cls)
+        return mp_error_code(cls, "%s: '%s': rank 0 of the group failed (%s)", F, f->name,
+                             mp_error_class_text(cls));
+    return MPI_SUCCESS;
+}
+
+int mp_io_set_size(const char *F, mp_file *f, MPI_Offset size)
+{
+    int local = mp_barrier(f->comm);   /* every rank's earlier calls see the old size */
+    if (local)
+        return local;
+    if (f->comm->rank == 0 && ftruncate(f->fd, size))
+        local = mp_io_errno(F, f->name, "cannot set the size of", errno);
+    return by_rank0(F, f, local);
+}
+
+int mp_io_preallocate(const char *F, mp_file *f, MPI_Offset size)
+{
+    int local = mp_barrier(f->comm);
+    if (local)
+        return local;
+    if (f->comm->rank == 0 && size > 0) {
+        int e = posix_fallocate(f->fd, 0, size);
+        if (e)
+            local = mp_io_errno(F, f->name, "cannot preallocate", e);
+    }
+    return by_rank0(F, f, local);
+}
+
+int mp_io_get_size(const char *F, mp_file *f, MPI_Offset *size)
+{
+    struct stat st;
+    if (fstat(f->fd, &st))
+        return mp_io_errno(F, f->name, "cannot stat", errno);
+    *size = st.st_size;
+    return MPI_SUCCESS;
+}
+
+int mp_io_sync(const char *F, mp_file *f)
+{
+    int err = MPI_SUCCESS;
+    if (!(f->amode & MPI_MODE_RDONLY) && fsync(f->fd))
+        err = mp_io_errno(F, f->name, "cannot sync", errno);
+    int berr = mp_barrier(f->comm);
+    return err ? err : berr;
+}
+
+mp_comm *mp_io_comm(const mp_file *f) { return f->comm; }
+int mp_io_amode(const mp_file *f) { return f->amode; }
+int mp_io_atomicity(const mp_file *f) { return f->atomic; }
+
+int mp_io_set_info(const char *F, mp_file *f, MPI_Info info)
+{
+    /* No hint changes what MemPI does yet; they are kept for MPI_File_get_info. */
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    mp_info *given = mp_info_get(info);
+    if (f->info == MPI_INFO_NULL)
+        return mp_info_dup_handle(info, &f->info) ? mp_error_code(MPI_ERR_NO_MEM,
+                                                   "%s: too many info objects", F) : MPI_SUCCESS;
+    mp_info *mine = mp_info_get(f->info);
+    for (int i = 0; i < mp_info_count(given); i++)
+        mp_info_put(mine, mp_info_key(given, i), mp_info_val(given, i));
+    return MPI_SUCCESS;
+}
+
+int mp_io_get_info(const char *F, mp_file *f, MPI_Info *out)
+{
+    mp_info *copy = f->info != MPI_INFO_NULL ? mp_info_clone(mp_info_get(f->info))
+                                             : mp_info_alloc();
+    int h = mp_info_publish(copy);
+    if (!h) {
+        mp_info_destroy(copy);
+        return mp_error_code(MPI_ERR_NO_MEM, "%s: too many info objects", F);
+    }
+    *out = h;
+    return MPI_SUCCESS;
+}
+
+int mp_io_set_atomicity(const char *F, mp_file *f, int flag)
+{
+    /* all must agree; the barrier also orders it against the accesses around it */
+    int mine[2] = { !!flag, -!!flag }, all[2];
+    int err = mp_allreduce(mine, all, 2, mp_datatype_get(MPI_INT), MPI_MIN, f->comm);
+    if (err)
+        return err;
+    if (all[0] != -all[1])
+        return mp_error_code(MPI_ERR_NOT_SAME, "%s: the processes gave different flags for "
+                             "'%s'", F, f->name);
+    f->atomic = !!flag;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,60 @@
+/* io_impl.h -- the I/O layer's private header: the file object and helpers its files share.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Only src/io/ includes this.  A view maps the data stream of a file (etype-sized units,
+ * counted from 0 at the view's start) to byte offsets: the filetype is tiled from `disp`,
+ * copy i at disp + i * extent, and its segments (mp_segments over a base address of the copy's
+ * offset) give the pieces.  Positions (individual pointer, shared pointer, explicit offsets)
+ * are in etypes, as MPI counts them; the stream byte of position p is p * etype->size.
+ */
+#ifndef MP_IO_IMPL_H
+#define MP_IO_IMPL_H
+
+#include "io/io.h"
+#include "comm/comm.h"
+#include "rma/rma.h"
+
+#define MP_FILE_MAGIC 0x46696c65u     /* "File" */
+
+struct mp_file {
+    uint32_t magic;
+    mp_file *next;                    /* list of live files (handle validation) */
+    int fd;
+    char *name;
+    int amode;
+    int atomic;
+    mp_comm *comm;                    /* private duplicate: the layer's collectives */
+    int errhandler;
+    MPI_Info info;                    /* the hints given (a copy), or MPI_INFO_NULL */
+    /* view */
+    MPI_Offset disp;
+    mp_datatype *etype, *filetype;    /* one reference each */
+    char datarep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset pos;                   /* individual file pointer, etypes */
+    /* shared file pointer: one MPI_Offset on rank 0 of comm, in etypes */
+    mp_win *shwin;
+    /* split collective in progress */
+    int split_active, split_write, split_where;
+    const void *split_buf;
+    MPI_Status split_status;
+};
+
+/* Calls fn for every contiguous file piece of stream bytes [pos, pos+len) of f's view, in
+ * stream order; `done` is the stream bytes before the piece.  fn returns 0 to go on, 1 to
+ * stop (end of file), or an MPI error code. */
+typedef int (*mp_io_piece_fn)(void *ctx, MPI_Offset file_off, size_t len, size_t done);
+int  mp_io_pieces(const mp_file *f, MPI_Offset pos, size_t len, mp_io_piece_fn fn, void *ctx);
+/* File offset (bytes) of stream byte pos; the view position (etypes) of file byte size. */
+MPI_Offset mp_io_file_offset(const mp_file *f, MPI_Offset pos);
+MPI_Offset mp_io_view_position(const mp_file *f, MPI_Offset size);
+
+/* MPI error code for errno e of an operation on f (message: "F: what 'name': strerror"). */
+int  mp_io_errno(const char *F, const char *name, const char *what, int e);
+
+/* shared.c: the shared file pointer (etypes) */
+int  mp_io_shared_init(const char *F, mp_file *f, MPI_Offset initial);   /* collective */
+void mp_io_shared_free(mp_file *f);                                       /* collective */
+int  mp_io_shared_fetch_add(const char *F, mp_file *f, MPI_Offset add, MPI_Offset *old);
+int  mp_io_shared_set(const char *F, mp_file *f, MPI_Offset value);
+
+#endif

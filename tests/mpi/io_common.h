@@ -1,0 +1,60 @@
+/* mempi-test: skip (included by the io_*.c tests) */
+/* io_common.h -- helpers of the MPI-IO tests: a per-test temporary directory, file names.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Rank 0 makes the directory with mkdtemp under $TMPDIR (else /tmp) and broadcasts its name;
+ * io_done removes the files the test named and the directory.  Every file of a test lives
+ * there, so a failed run leaves at most one directory behind.
+ */
+#ifndef MEMPI_TEST_IO_COMMON_H
+#define MEMPI_TEST_IO_COMMON_H
+
+#include "check.h"
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char io_dir[512];
+
+static void io_setup(void)
+{
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == 0) {
+        const char *t = getenv("TMPDIR");
+        snprintf(io_dir, sizeof io_dir, "%s/mempi-io-XXXXXX", t && *t ? t : "/tmp");
+        CHECK(mkdtemp(io_dir) != NULL, "mkdtemp %s failed", io_dir);
+    }
+    CHECK_MPI(MPI_Bcast(io_dir, sizeof io_dir, MPI_CHAR, 0, MPI_COMM_WORLD));
+}
+
+/* The path of a file in the test's directory (a static buffer per call slot). */
+static const char *io_path(const char *name)
+{
+    static char paths[8][600];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, 600, "%s/%s", io_dir, name);
+    return p;
+}
+
+static void io_done(void)
+{
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        char cmd[700];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", io_dir);
+        CHECK(system(cmd) == 0, "cannot remove %s", io_dir);
+    }
+}
+
+static int io_class(int code)
+{
+    int cls = -1;
+    if (code != MPI_SUCCESS)
+        MPI_Error_class(code, &cls);
+    return cls;
+}
+
+#endif
