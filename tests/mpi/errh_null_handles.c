@@ -4,10 +4,10 @@
  * Under MPI_ERRORS_RETURN a program may ignore an error code and go on with the handle the
  * call was to create (NWChem does, after MPI_Win_allocate, and crashed on MemPI's garbage).
  * As MPICH does, every such handle must then be the null handle of its kind:
- *   - functions MemPI does not implement (generated stubs): MPI_File_open, MPI_Comm_spawn,
- *     MPI_File_create_errhandler -- error class
- *     MPI_ERR_UNSUPPORTED_OPERATION, raised through the handler of their communicator
- *     argument when they have one;
+ *   - functions MemPI does not implement (generated stubs): MPI_Comm_spawn -- error class
+ *     MPI_ERR_UNSUPPORTED_OPERATION, raised through the handler of its communicator;
+ *   - MPI_File_open of a missing file (MPI_ERR_NO_SUCH_FILE, through MPI_FILE_NULL's handler,
+ *     never the communicator's) and MPI_File_create_errhandler without a function;
  *   - creators that fail on a bad argument: windows, communicators, groups, datatypes (int
  *     and large-count forms), requests (point-to-point, persistent, partitioned, nonblocking
  *     and neighbourhood collectives), messages, info objects, ops, error handlers (also of
@@ -68,18 +68,22 @@ int main(int argc, char **argv)
     MPI_Errhandler eh;
     NULLED(fh, MPI_FILE_NULL, rc = MPI_File_open(MPI_COMM_WORLD, "no-such-file", MPI_MODE_RDONLY,
                                                  MPI_INFO_NULL, &fh), "MPI_File_open");
-    CHECK(unsupported_class(rc), "MPI_File_open: class not MPI_ERR_UNSUPPORTED_OPERATION");
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_NO_SUCH_FILE, "MPI_File_open: class %d, not MPI_ERR_NO_SUCH_FILE", cls);
     NULLED(session, MPI_SESSION_NULL, MPI_Session_init((MPI_Info)0x5c000077, MPI_ERRORS_RETURN,
                                                        &session), "MPI_Session_init");
     int errcodes[1];
-    NULLED(inter, MPI_COMM_NULL, MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
-                                                MPI_COMM_WORLD, &inter, errcodes),
+    NULLED(inter, MPI_COMM_NULL, rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
+                                                     MPI_COMM_WORLD, &inter, errcodes),
            "MPI_Comm_spawn");
+    CHECK(unsupported_class(rc), "MPI_Comm_spawn: class not MPI_ERR_UNSUPPORTED_OPERATION");
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_File_create_errhandler(NULL, &eh),
            "MPI_File_create_errhandler");
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_Session_create_errhandler(NULL, &eh),
            "MPI_Session_create_errhandler");
-    /* the error goes through the handler of the communicator the call was given */
+    /* a stub's error goes through the handler of the communicator the call was given; a
+     * failed MPI_File_open's through MPI_FILE_NULL's, not the communicator's */
     MPI_Comm dup;
     MPI_Errhandler counting;
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -87,7 +91,11 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_set_errhandler(dup, counting));
     NULLED(fh, MPI_FILE_NULL, MPI_File_open(dup, "no-such-file", MPI_MODE_RDONLY, MPI_INFO_NULL,
                                             &fh), "MPI_File_open");
-    CHECK(handled == 1, "MPI_File_open on a communicator with its own handler: the handler "
+    CHECK(handled == 0, "MPI_File_open on a communicator with its own handler: the "
+          "communicator's handler ran %d times", handled);
+    NULLED(inter, MPI_COMM_NULL, MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, dup,
+                                                &inter, errcodes), "MPI_Comm_spawn");
+    CHECK(handled == 1, "MPI_Comm_spawn on a communicator with its own handler: the handler "
           "ran %d times", handled);
 
     /* ---- windows (implemented): creators that fail ---- */
