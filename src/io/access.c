@@ -6,7 +6,8 @@
  * the individual pointer, or a range fetched from the shared pointer; _ordered ranks take
  * consecutive ranges in rank order from one allgather of their sizes), maps the view's stream
  * range to file pieces (view.c) and moves each with pread/pwrite, from the user's buffer when
- * it is contiguous, else through a packed temporary copy.  A read stops at the end of the file
+ * it is contiguous, else through a packed temporary copy (external32 views: a copy converted
+ * by the datatype layer's external32 pack and unpack).  A read stops at the end of the file
  * and reports the bytes it got; the individual pointer advances by the etypes accessed, the
  * shared pointer by the etypes requested.  Collective forms (_all, split) are correct without
  * coordination: MPI gives no ordering between ranks' accesses of one collective call.  In
@@ -135,7 +136,18 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
 
     xfer x = { F, f, NULL, a->write, 0 };
     char *tmp = NULL;
-    if (a->dt->is_contig) {
+    if (f->external && bytes) {
+        if (mp_datatype_external_bytes(a->dt, a->count) != bytes)
+            return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 size of the "
+                                 "buffer's type differs from its native size ('%s')", F,
+                                 f->name);
+        x.mem = tmp = malloc(bytes);
+        if (!tmp)
+            return mp_error_code(MPI_ERR_NO_MEM, "%s: no memory for %zu bytes of '%s'", F,
+                                 bytes, f->name);
+        if (a->write)
+            mp_pack_external(a->buf, a->count, a->dt, tmp);
+    } else if (a->dt->is_contig) {
         x.mem = (char *)a->buf + a->dt->true_lb;
     } else if (bytes) {
         x.mem = tmp = malloc(bytes);
@@ -153,7 +165,9 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
             err = mp_io_pieces(f, pos * esize, bytes, move_piece, &x);
         if (f->atomic)
             range_lock(f, start, a->write, 0);
-        if (!err && tmp && !a->write)
+        if (!err && tmp && !a->write && f->external)
+            mp_unpack_external(tmp, a->buf, (MPI_Aint)(x.moved / (size_t)a->dt->size), a->dt);
+        else if (!err && tmp && !a->write)
             mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
     }
     free(tmp);

@@ -30,6 +30,7 @@ struct mp_file {
     MPI_Offset disp;
     mp_datatype *etype, *filetype;    /* one reference each */
     char datarep[MPI_MAX_DATAREP_STRING];
+    int external;                     /* "external32": data converted on the way (view.c) */
     MPI_Offset pos;                   /* individual file pointer, etypes */
     /* shared file pointer: one MPI_Offset on rank 0 of comm, in etypes */
     mp_win *shwin;

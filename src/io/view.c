@@ -7,8 +7,10 @@
  * address equal to the copy's file offset) turns a range of the stream into contiguous file
  * pieces -- the datatype engine describes the file exactly as it describes memory.  Filetypes
  * must have non-negative displacements (MPI 4.0 14.3) and data that is a whole number of
- * etypes.  Representations: "native" and "internal" (the same here); "external32" and user
- * representations are refused with MPI_ERR_UNSUPPORTED_DATAREP.
+ * etypes.  Representations: "native" and "internal" (the same here), and "external32" for
+ * types whose external32 layout is the native one (access.c converts the bytes); other
+ * external32 types and user representations (MPI_Register_datarep) are refused with
+ * MPI_ERR_UNSUPPORTED_DATAREP.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -79,21 +81,34 @@ MPI_Offset mp_io_view_position(const mp_file *f, MPI_Offset size)
     return (data + esize - 1) / esize;
 }
 
-static int datarep_ok(const char *F, const char *datarep)
+/* external32 is accepted where its layout is the native one: every basic type of the type
+ * has the same size in both (int, float, double, char, ... but not long or long double), so
+ * displacements and extents agree and only the bytes are converted (big-endian). */
+static int same_layout(const mp_datatype *dt)
+{
+    return mp_datatype_external_bytes(dt, 1) == (size_t)dt->size;
+}
+
+static int datarep_ok(const char *F, const char *datarep, const mp_datatype *etype,
+                      const mp_datatype *filetype)
 {
     if (strcmp(datarep, "native") == 0 || strcmp(datarep, "internal") == 0)
         return MPI_SUCCESS;
-    if (strcmp(datarep, "external32") == 0)
-        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation "
-                             "\"external32\" is not supported yet (use \"native\")", F);
+    if (strcmp(datarep, "external32") == 0) {
+        if (same_layout(etype) && same_layout(filetype))
+            return MPI_SUCCESS;
+        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: \"external32\" views of types "
+                             "whose external32 size differs from the native one (such as "
+                             "MPI_LONG) are not supported yet", F);
+    }
     return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: unknown data representation "
-                         "\"%.64s\"", F, datarep);
+                         "\"%.64s\" (MemPI knows native, internal and external32)", F, datarep);
 }
 
 int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etype,
                    mp_datatype *filetype, const char *datarep, MPI_Info info)
 {
-    int err = datarep_ok(F, datarep);
+    int err = datarep_ok(F, datarep, etype, filetype);
     if (err)
         return err;
     if (etype->size <= 0)
@@ -130,6 +145,7 @@ int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etyp
     f->filetype = filetype;
     f->disp = disp;
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
+    f->external = strcmp(datarep, "external32") == 0;
     f->pos = 0;
     if ((err = mp_io_shared_set(F, f, 0)))
         return err;
@@ -164,7 +180,15 @@ int mp_io_get_view(const char *F, mp_file *f, MPI_Offset *disp, MPI_Datatype *et
 
 int mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Count *extent)
 {
-    *extent = dt->extent;             /* native and internal: the memory extent */
+    /* native, internal, and external32 where the layout is native: the memory extent */
+    if (f->external && !same_layout(dt)) {
+        if (!dt->is_builtin)
+            return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 extent of a "
+                                 "derived type with MPI_LONG-like members is not supported", F);
+        *extent = (MPI_Count)mp_datatype_external_bytes(dt, 1);
+        return MPI_SUCCESS;
+    }
+    *extent = dt->extent;
     return MPI_SUCCESS;
 }
 

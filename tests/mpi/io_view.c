@@ -9,7 +9,8 @@
  *    columns into two halves, written as a subarray filetype with write_at_all from memory
  *    described by a vector type with gaps; read back whole and checked, and read again
  *    through the same view into noncontiguous memory.
- * 3. get_view, get_type_extent, get_byte_offset, seek (SET, CUR, END) and get_position on a
+ * 3. external32: ints and doubles round trip, and the file holds big-endian bytes.
+ * 4. get_view, get_type_extent, get_byte_offset, seek (SET, CUR, END) and get_position on a
  *    view, and the errors: filetype not a whole number of etypes, negative displacement,
  *    unknown data representation.
  */
@@ -147,6 +148,53 @@ static void test_subarray(void)
     CHECK_MPI(MPI_File_close(&fh));
 }
 
+/* external32: ints written through an external32 view are big-endian in the file and come
+ * back unchanged through the same view; doubles too. */
+static void test_external32(void)
+{
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, io_path("ext32"), MPI_MODE_RDWR | MPI_MODE_CREATE,
+                            MPI_INFO_NULL, &fh));
+    enum { E = 16 };
+    int v[E], back[E];
+    double d[E], dback[E];
+    for (int k = 0; k < E; k++) {
+        v[k] = 0x01020304 + (me * E + k) * 0x100;
+        d[k] = 1.5 * (me * E + k) - 7;
+    }
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    CHECK_MPI(MPI_File_get_view(fh, &disp, &et, &ft, rep));
+    CHECK(strcmp(rep, "external32") == 0, "datarep %s", rep);
+    CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)me * E, v, E, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_File_sync(fh));
+    CHECK_MPI(MPI_File_read_at_all(fh, (MPI_Offset)me * E, back, E, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(memcmp(back, v, sizeof v) == 0, "external32 ints did not come back");
+    /* the bytes in the file are big-endian */
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    unsigned char raw[4 * E];
+    CHECK_MPI(MPI_File_read_at_all(fh, (MPI_Offset)me * E * 4, raw, 4 * E, MPI_BYTE,
+                                   MPI_STATUS_IGNORE));
+    for (int k = 0; k < E; k++) {
+        unsigned x = (unsigned)raw[4 * k] << 24 | (unsigned)raw[4 * k + 1] << 16 |
+                     (unsigned)raw[4 * k + 2] << 8 | raw[4 * k + 3];
+        CHECK(x == (unsigned)v[k], "int %d in the file is 0x%x, expected big-endian 0x%x", k, x,
+              (unsigned)v[k]);
+    }
+    /* doubles, at a displacement after the ints */
+    MPI_Offset base = (MPI_Offset)np * E * 4;
+    CHECK_MPI(MPI_File_set_view(fh, base, MPI_DOUBLE, MPI_DOUBLE, "external32", MPI_INFO_NULL));
+    CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)me * E, d, E, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_File_read_at_all(fh, (MPI_Offset)me * E, dback, E, MPI_DOUBLE,
+                                   MPI_STATUS_IGNORE));
+    CHECK(memcmp(dback, d, sizeof d) == 0, "external32 doubles did not come back");
+    CHECK_MPI(MPI_File_close(&fh));
+}
+
 static void test_errors(void)
 {
     MPI_File fh;
@@ -173,6 +221,7 @@ int main(int argc, char **argv)
     io_setup();
     test_interleaved();
     test_subarray();
+    test_external32();
     test_errors();
     io_done();
     MPI_Finalize();
