@@ -430,6 +430,37 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 }
 #pragma weak MPI_File_get_position_shared = PMPI_File_get_position_shared
 
+static int register_datarep(const char *F, const char *datarep, void (*read_fn)(void),
+                            void (*write_fn)(void), MPI_Datarep_extent_function *extent_fn,
+                            void *extra, int large)
+{
+    MP_BIG_LOCK();
+    int err;
+    if ((err = mp_arg_initialized(F)) || (err = out_arg(NULL, F, datarep, "datarep")) ||
+        (err = out_arg(NULL, F, (const void *)extent_fn, "dtype_file_extent_fn")))
+        return err;
+    return mp_io_raise(NULL, mp_io_register_datarep(F, datarep, read_fn, write_fn, extent_fn,
+                                                    extra, large), F);
+}
+
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_fn,
+                          MPI_Datarep_conversion_function *write_fn,
+                          MPI_Datarep_extent_function *extent_fn, void *extra)
+{
+    return register_datarep("MPI_Register_datarep", datarep, (void (*)(void))read_fn,
+                            (void (*)(void))write_fn, extent_fn, extra, 0);
+}
+#pragma weak MPI_Register_datarep = PMPI_Register_datarep
+
+int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_fn,
+                            MPI_Datarep_conversion_function_c *write_fn,
+                            MPI_Datarep_extent_function *extent_fn, void *extra)
+{
+    return register_datarep("MPI_Register_datarep_c", datarep, (void (*)(void))read_fn,
+                            (void (*)(void))write_fn, extent_fn, extra, 1);
+}
+#pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
+
 /* ---- data access ----------------------------------------------------------------------- */
 
 enum { BLOCKING, NONBLOCKING, BEGIN };

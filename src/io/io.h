@@ -65,6 +65,12 @@ int  mp_io_position(const char *F, mp_file *f, MPI_Offset *offset);
 int  mp_io_seek_shared(const char *F, mp_file *f, MPI_Offset offset, int whence);  /* coll. */
 int  mp_io_position_shared(const char *F, mp_file *f, MPI_Offset *offset);
 
+/* User data representations (MPI_Register_datarep, _c: `large` says which function types the
+ * pointers have).  MPI_ERR_DUP_DATAREP for a name already known. */
+int  mp_io_register_datarep(const char *F, const char *name, void (*read_fn)(void),
+                            void (*write_fn)(void), MPI_Datarep_extent_function *extent_fn,
+                            void *extra, int large);
+
 /* ---- data access (access.c) ------------------------------------------------------------ */
 enum mp_io_where {
     MP_IO_AT,                         /* explicit offset (etypes of the view) */

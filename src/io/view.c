@@ -8,8 +8,10 @@
  * pieces -- the datatype engine describes the file exactly as it describes memory.  Filetypes
  * must have non-negative displacements (MPI 4.0 14.3) and data that is a whole number of
  * etypes.  Representations: "native" and "internal" (the same here), and "external32" for
- * types whose external32 layout is the native one (access.c converts the bytes); other
- * external32 types and user representations (MPI_Register_datarep) are refused with
+ * types whose external32 layout is the native one (access.c converts the bytes), and user
+ * representations registered without conversion functions (their data is the native bytes;
+ * their extent function answers MPI_File_get_type_extent for predefined types); other
+ * external32 types and representations with conversion functions are refused with
  * MPI_ERR_UNSUPPORTED_DATAREP.
  */
 #include "io/io_impl.h"
@@ -89,11 +91,61 @@ static int same_layout(const mp_datatype *dt)
     return mp_datatype_external_bytes(dt, 1) == (size_t)dt->size;
 }
 
+/* Registered user representations.  Only those without conversion functions (both
+ * MPI_CONVERSION_FN_NULL) can be used in a view: their data is the native bytes. */
+typedef struct user_datarep {
+    char name[MPI_MAX_DATAREP_STRING];
+    int converts;                     /* a read or write conversion function was given */
+    MPI_Datarep_extent_function *extent_fn;
+    void *extra;
+} user_datarep;
+enum { MAX_DATAREPS = 64 };
+static user_datarep datareps[MAX_DATAREPS];
+static int ndatareps;
+
+static user_datarep *find_datarep(const char *name)
+{
+    for (int i = 0; i < ndatareps; i++)
+        if (strcmp(datareps[i].name, name) == 0)
+            return &datareps[i];
+    return NULL;
+}
+
+int mp_io_register_datarep(const char *F, const char *name, void (*read_fn)(void),
+                           void (*write_fn)(void), MPI_Datarep_extent_function *extent_fn,
+                           void *extra, int large)
+{
+    if (strlen(name) >= MPI_MAX_DATAREP_STRING)
+        return mp_error_code(MPI_ERR_ARG, "%s: datarep name of %zu characters (the limit is "
+                             "%d)", F, strlen(name), MPI_MAX_DATAREP_STRING - 1);
+    if (find_datarep(name) || strcmp(name, "native") == 0 || strcmp(name, "internal") == 0 ||
+        strcmp(name, "external32") == 0)
+        return mp_error_code(MPI_ERR_DUP_DATAREP, "%s: data representation \"%s\" is already "
+                             "defined", F, name);
+    if (ndatareps == MAX_DATAREPS)
+        return mp_error_code(MPI_ERR_NO_MEM, "%s: too many data representations (%d)", F,
+                             MAX_DATAREPS);
+    user_datarep *d = &datareps[ndatareps++];
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->converts = read_fn != NULL || write_fn != NULL;
+    d->extent_fn = extent_fn;
+    d->extra = extra;
+    (void)large;
+    return MPI_SUCCESS;
+}
+
 static int datarep_ok(const char *F, const char *datarep, const mp_datatype *etype,
                       const mp_datatype *filetype)
 {
     if (strcmp(datarep, "native") == 0 || strcmp(datarep, "internal") == 0)
         return MPI_SUCCESS;
+    const user_datarep *d = find_datarep(datarep);
+    if (d && !d->converts)
+        return MPI_SUCCESS;
+    if (d)
+        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation \"%s\" "
+                             "has conversion functions, which MemPI does not call yet", F,
+                             datarep);
     if (strcmp(datarep, "external32") == 0) {
         if (same_layout(etype) && same_layout(filetype))
             return MPI_SUCCESS;
@@ -102,7 +154,8 @@ static int datarep_ok(const char *F, const char *datarep, const mp_datatype *ety
                              "MPI_LONG) are not supported yet", F);
     }
     return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: unknown data representation "
-                         "\"%.64s\" (MemPI knows native, internal and external32)", F, datarep);
+                         "\"%.64s\" (not native, internal, external32 or registered)", F,
+                         datarep);
 }
 
 int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etype,
@@ -180,6 +233,16 @@ int mp_io_get_view(const char *F, mp_file *f, MPI_Offset *disp, MPI_Datatype *et
 
 int mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Count *extent)
 {
+    /* a user representation says what a predefined type's file extent is */
+    const user_datarep *d = find_datarep(f->datarep);
+    if (d && d->extent_fn && dt->is_builtin) {
+        MPI_Aint e = 0;
+        int err = d->extent_fn(dt->handle, &e, d->extra);
+        if (err)
+            return err;
+        *extent = e;
+        return MPI_SUCCESS;
+    }
     /* native, internal, and external32 where the layout is native: the memory extent */
     if (f->external && !same_layout(dt)) {
         if (!dt->is_builtin)

@@ -10,7 +10,8 @@
  *    described by a vector type with gaps; read back whole and checked, and read again
  *    through the same view into noncontiguous memory.
  * 3. external32: ints and doubles round trip, and the file holds big-endian bytes.
- * 4. get_view, get_type_extent, get_byte_offset, seek (SET, CUR, END) and get_position on a
+ * 4. MPI_Register_datarep: duplicates refused, the extent function used.
+ * 5. get_view, get_type_extent, get_byte_offset, seek (SET, CUR, END) and get_position on a
  *    view, and the errors: filetype not a whole number of etypes, negative displacement,
  *    unknown data representation.
  */
@@ -195,6 +196,48 @@ static void test_external32(void)
     CHECK_MPI(MPI_File_close(&fh));
 }
 
+static int extent_calls;
+static int twice_extent(MPI_Datatype type, MPI_Aint *extent, void *state)
+{
+    MPI_Aint lb;
+    extent_calls++;
+    MPI_Type_get_extent(type, &lb, extent);
+    *extent *= *(int *)state;
+    return MPI_SUCCESS;
+}
+
+/* a registered representation: a second registration fails MPI_ERR_DUP_DATAREP, and the
+ * extent function answers MPI_File_get_type_extent */
+static void test_datarep(void)
+{
+    static int factor = 2;
+    CHECK_MPI(MPI_Register_datarep("io-view-rep", MPI_CONVERSION_FN_NULL,
+                                   MPI_CONVERSION_FN_NULL, twice_extent, &factor));
+    CHECK_CLASS(MPI_Register_datarep("io-view-rep", MPI_CONVERSION_FN_NULL,
+                                     MPI_CONVERSION_FN_NULL, twice_extent, &factor),
+                MPI_ERR_DUP_DATAREP);
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, io_path("rep"), MPI_MODE_RDWR | MPI_MODE_CREATE,
+                            MPI_INFO_NULL, &fh));
+    /* MemPI takes a representation without conversion functions in a view; MPICH 4.0's
+     * ROMIO refuses every user representation there */
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    int err = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-view-rep", MPI_INFO_NULL);
+    if (strncmp(lib, "MemPI", 5) == 0 || err == MPI_SUCCESS) {
+        CHECK_MPI(err);
+        MPI_Aint e = 0;
+        CHECK_MPI(MPI_File_get_type_extent(fh, MPI_INT, &e));
+        CHECK(e == 2 * (MPI_Aint)sizeof(int) && extent_calls > 0, "extent %ld from the "
+              "representation's function (%d calls)", (long)e, extent_calls);
+    } else {
+        CHECK(io_class(err) == MPI_ERR_UNSUPPORTED_DATAREP, "set_view with a user "
+              "representation failed with class %d", io_class(err));
+    }
+    CHECK_MPI(MPI_File_close(&fh));
+}
+
 static void test_errors(void)
 {
     MPI_File fh;
@@ -222,6 +265,7 @@ int main(int argc, char **argv)
     test_interleaved();
     test_subarray();
     test_external32();
+    test_datarep();
     test_errors();
     io_done();
     MPI_Finalize();
