@@ -9,8 +9,9 @@
  * it is contiguous, else through a packed temporary copy (external32 views: a copy converted
  * by the datatype layer's external32 pack and unpack).  A read stops at the end of the file
  * and reports the bytes it got; the individual pointer advances by the etypes accessed, the
- * shared pointer by the etypes requested.  Collective forms (_all, split) are correct without
- * coordination: MPI gives no ordering between ranks' accesses of one collective call.  In
+ * shared pointer by the etypes requested.  Collective forms with explicit offsets or individual
+ * pointers (_all, _at_all, their split and nonblocking forms) go through two-phase collective
+ * buffering (coll.c) after an allreduce that makes sure no rank failed its checks.  In
  * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
  * Nonblocking forms do the access before they return and hand back a completed request.
@@ -118,10 +119,26 @@ static int ordered_position(const char *F, mp_file *f, MPI_Offset mine, MPI_Offs
     return MPI_SUCCESS;
 }
 
+/* Collective buffering needs every rank: they agree first that none failed its checks. */
+static int agree(const char *F, mp_file *f, int local)
+{
+    int mine = local ? mp_error_class_of(local) : 0, any;
+    int err = mp_allreduce(&mine, &any, 1, mp_datatype_get(MPI_INT), MPI_MAX, f->comm);
+    if (local || err)
+        return local ? local : err;
+    return any ? mp_error_code(any, "%s: another process of the group failed its part of the "
+                               "collective access to '%s' (%s)", F, f->name,
+                               mp_error_class_text(any)) : MPI_SUCCESS;
+}
+
 int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
 {
     size_t bytes = mp_datatype_bytes(a->dt, a->count);
+    int two_phase = a->coll && (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL) &&
+                    mp_io_cb_enabled(f, a->write);
     int err = check_access(F, f, a, bytes);
+    if (two_phase)
+        err = agree(F, f, err);
     if (err)
         return err;
     MPI_Offset esize = f->etype->size, n = (MPI_Offset)bytes / esize, pos = 0;
@@ -141,23 +158,23 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
             return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 size of the "
                                  "buffer's type differs from its native size ('%s')", F,
                                  f->name);
-        x.mem = tmp = malloc(bytes);
-        if (!tmp)
-            return mp_error_code(MPI_ERR_NO_MEM, "%s: no memory for %zu bytes of '%s'", F,
-                                 bytes, f->name);
+        x.mem = tmp = mp_malloc(bytes);
         if (a->write)
             mp_pack_external(a->buf, a->count, a->dt, tmp);
     } else if (a->dt->is_contig) {
         x.mem = (char *)a->buf + a->dt->true_lb;
     } else if (bytes) {
-        x.mem = tmp = malloc(bytes);
-        if (!tmp)
-            return mp_error_code(MPI_ERR_NO_MEM, "%s: no memory for %zu bytes of '%s'", F,
-                                 bytes, f->name);
+        x.mem = tmp = mp_malloc(bytes);
         if (a->write)
             mp_pack(a->buf, a->count, a->dt, 0, tmp, bytes);
     }
-    if (bytes) {
+    if (two_phase) {
+        err = mp_io_two_phase(F, f, a->write, pos * esize, bytes, x.mem, &x.moved);
+        if (!err && tmp && !a->write && f->external)
+            mp_unpack_external(tmp, a->buf, (MPI_Aint)(x.moved / (size_t)a->dt->size), a->dt);
+        else if (!err && tmp && !a->write)
+            mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
+    } else if (bytes) {
         MPI_Offset start = mp_io_file_offset(f, pos * esize);
         if (f->atomic && range_lock(f, start, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);

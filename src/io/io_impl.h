@@ -52,6 +52,13 @@ MPI_Offset mp_io_view_position(const mp_file *f, MPI_Offset size);
 /* MPI error code for errno e of an operation on f (message: "F: what 'name': strerror"). */
 int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 
+/* coll.c: two-phase collective buffering.  Whether an _all access of f uses it (the same
+ * answer on every rank); the access itself, collective over f's group, for stream bytes
+ * [pos, pos+bytes) and the packed data mem; *moved gets the bytes accessed. */
+int  mp_io_cb_enabled(const mp_file *f, int write);
+int  mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
+                     char *mem, size_t *moved);
+
 /* shared.c: the shared file pointer (etypes) */
 int  mp_io_shared_init(const char *F, mp_file *f, MPI_Offset initial);   /* collective */
 void mp_io_shared_free(mp_file *f);                                       /* collective */

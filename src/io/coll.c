@@ -1,0 +1,333 @@
+/* coll.c -- two-phase collective buffering for the _all accesses.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * A collective read or write of many ranks' noncontiguous pieces becomes a few large
+ * contiguous requests.  Every rank announces the file range its access spans (one allgather);
+ * the union [lo, hi) is cut into one contiguous file domain per aggregator -- by default one
+ * aggregator per node, the node's first rank (hint cb_nodes: how many) -- and each domain is
+ * worked in windows of at most cb_buffer_size bytes (default 16 MiB), one round per window,
+ * the same number of rounds on every rank.  In a round each rank sends every aggregator the
+ * descriptors (offset, length) of its pieces inside that aggregator's window, and for a
+ * write their data (alltoall of counts, alltoallv of descriptors, alltoallv of data: the
+ * collective layer's node-aware paths carry them).  The aggregator of a write reads the
+ * window's span first when the pieces leave holes in it (read-modify-write: other data in the
+ * span must survive), copies the pieces in, and writes the span with one pwrite; the
+ * aggregator of a read reads the span with one pread and sends each rank its pieces back.
+ * Holes between domains are never touched.  Atomic mode and the hints romio_cb_write /
+ * romio_cb_read = disable fall back to independent access (access.c), as does a group of one.
+ */
+#include "io/io_impl.h"
+#include "coll/coll.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { CB_BUFFER_DEFAULT = 16 << 20 };
+
+typedef struct piece { int64_t off, len, mpos; } piece;
+typedef struct plist { piece *p; size_t n, cap; } plist;
+
+static void plist_add(plist *l, int64_t off, int64_t len, int64_t mpos)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->p = mp_realloc(l->p, l->cap * sizeof *l->p);
+    }
+    l->p[l->n++] = (piece){ off, len, mpos };
+}
+
+static long hint_long(const mp_file *f, const char *key, long def)
+{
+    const char *v = f->info != MPI_INFO_NULL ? mp_info_value(f->info, key) : NULL;
+    long n;
+    return v && mp_parse_int(v, 1, 1L << 40, &n) == 0 ? n : def;
+}
+
+int mp_io_cb_enabled(const mp_file *f, int write)
+{
+    if (f->comm->size < 2 || f->atomic)
+        return 0;
+    const char *v = f->info != MPI_INFO_NULL ?
+        mp_info_value(f->info, write ? "romio_cb_write" : "romio_cb_read") : NULL;
+    return !(v && strcmp(v, "disable") == 0);
+}
+
+/* The layout every rank derives alike from the allgathered ranges. */
+typedef struct layout {
+    int naggs, *agg;                  /* aggregator k's rank */
+    int64_t lo, hi, dom, cb;
+    int rounds;
+} layout;
+
+static void window(const layout *L, int k, int r, int64_t *wlo, int64_t *whi)
+{
+    int64_t dlo = L->lo + (int64_t)k * L->dom, dhi = dlo + L->dom;
+    if (dhi > L->hi)
+        dhi = L->hi;
+    *wlo = dlo + (int64_t)r * L->cb;
+    *whi = *wlo + L->cb < dhi ? *wlo + L->cb : dhi;
+}
+
+typedef struct split_ctx { const layout *L; int r; plist *to; } split_ctx;
+
+/* Cuts one of my pieces by the aggregators' windows of round r. */
+static int split_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
+{
+    split_ctx *s = ctx;
+    const layout *L = s->L;
+    int64_t end = off + (int64_t)len;
+    int k0 = (int)((off - L->lo) / L->dom), k1 = (int)((end - 1 - L->lo) / L->dom);
+    for (int k = k0; k <= k1 && k < L->naggs; k++) {
+        int64_t wlo, whi;
+        window(L, k, s->r, &wlo, &whi);
+        int64_t a = off > wlo ? off : wlo, b = end < whi ? end : whi;
+        if (a < b)
+            plist_add(&s->to[k], a, b - a, (int64_t)done + (a - off));
+    }
+    return 0;
+}
+
+static int cmp_piece(const void *x, const void *y)
+{
+    const piece *a = x, *b = y;
+    return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* pread of [off, off+len) into buf, zeros past the end of the file. */
+static int read_span(const char *F, const mp_file *f, char *buf, int64_t off, int64_t len)
+{
+    int64_t k = 0;
+    while (k < len) {
+        ssize_t n = pread(f->fd, buf + k, (size_t)(len - k), off + k);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return mp_io_errno(F, f->name, "cannot read (collective buffering)", errno);
+        if (n == 0) {
+            memset(buf + k, 0, (size_t)(len - k));
+            break;
+        }
+        k += n;
+    }
+    return MPI_SUCCESS;
+}
+
+static int write_span(const char *F, const mp_file *f, const char *buf, int64_t off, int64_t len)
+{
+    int64_t k = 0;
+    while (k < len) {
+        ssize_t n = pwrite(f->fd, buf + k, (size_t)(len - k), off + k);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return mp_io_errno(F, f->name, "cannot write (collective buffering)", errno);
+        k += n;
+    }
+    return MPI_SUCCESS;
+}
+
+typedef struct last_ctx { MPI_Offset last; } last_ctx;
+static int last_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
+{
+    ((last_ctx *)ctx)->last = off + (MPI_Offset)len;
+    return 0;
+}
+
+typedef struct eof_ctx { MPI_Offset eof; size_t moved; } eof_ctx;
+static int below_eof(void *ctx, MPI_Offset off, size_t len, size_t done)
+{
+    eof_ctx *e = ctx;
+    if (off + (MPI_Offset)len <= e->eof) {
+        e->moved = done + len;
+        return 0;
+    }
+    if (off < e->eof)
+        e->moved = done + (size_t)(e->eof - off);
+    return 1;
+}
+
+/* One round: exchange, aggregate, exchange back (reads).  Returns an MPI error code. */
+static int round_trip(const char *F, mp_file *f, int write, const layout *L, int r,
+                      MPI_Offset pos, size_t bytes, char *mem, int my_agg)
+{
+    mp_comm *c = f->comm;
+    int n = c->size, err = MPI_SUCCESS;
+    plist *to = mp_calloc((size_t)L->naggs, sizeof *to);
+    if (bytes) {
+        split_ctx s = { L, r, to };
+        err = mp_io_pieces(f, pos, bytes, split_piece, &s);
+    }
+    MPI_Aint *cnt = mp_calloc((size_t)n * 8, sizeof *cnt);
+    MPI_Aint *sc = cnt, *sd = cnt + n, *rc = cnt + 2 * n, *rd = cnt + 3 * n;
+    MPI_Aint *sbc = cnt + 4 * n, *sbd = cnt + 5 * n, *rbc = cnt + 6 * n, *rbd = cnt + 7 * n;
+    for (int k = 0; k < L->naggs; k++) {
+        sc[L->agg[k]] = (MPI_Aint)to[k].n * 2;
+        for (size_t i = 0; i < to[k].n; i++)
+            sbc[L->agg[k]] += (MPI_Aint)to[k].p[i].len;
+    }
+    mp_datatype *aint = mp_datatype_get(MPI_AINT), *i64 = mp_datatype_get(MPI_INT64_T),
+                *byte = mp_datatype_get(MPI_BYTE);
+    /* counts of descriptors (and of bytes) each rank sends each aggregator */
+    MPI_Aint *both_s = mp_malloc(sizeof(MPI_Aint) * 2 * (size_t)n), *both_r = mp_malloc(sizeof(MPI_Aint) * 2 * (size_t)n);
+    for (int p = 0; p < n; p++) {
+        both_s[2 * p] = sc[p];
+        both_s[2 * p + 1] = sbc[p];
+    }
+    int cerr = mp_alltoall(both_s, 2, aint, both_r, 2, aint, c);
+    MPI_Aint stot = 0, rtot = 0, sbtot = 0, rbtot = 0;
+    for (int p = 0; p < n; p++) {
+        rc[p] = both_r[2 * p];
+        rbc[p] = both_r[2 * p + 1];
+        sd[p] = stot, stot += sc[p];
+        rd[p] = rtot, rtot += rc[p];
+        sbd[p] = sbtot, sbtot += sbc[p];
+        rbd[p] = rbtot, rbtot += rbc[p];
+    }
+    free(both_s);
+    free(both_r);
+    int64_t *sdesc = mp_malloc(sizeof(int64_t) * (size_t)(stot + 1));
+    int64_t *rdesc = mp_malloc(sizeof(int64_t) * (size_t)(rtot + 1));
+    char *sdata = mp_malloc((size_t)(write ? sbtot : rbtot) + 1);
+    char *rdata = mp_malloc((size_t)(write ? rbtot : sbtot) + 1);
+    for (int k = 0; k < L->naggs; k++) {
+        int64_t *d = sdesc + sd[L->agg[k]];
+        char *data = sdata + sbd[L->agg[k]];
+        for (size_t i = 0; i < to[k].n; i++) {
+            d[2 * i] = to[k].p[i].off;
+            d[2 * i + 1] = to[k].p[i].len;
+            if (write) {
+                memcpy(data, mem + to[k].p[i].mpos, (size_t)to[k].p[i].len);
+                data += to[k].p[i].len;
+            }
+        }
+    }
+    if (!cerr)
+        cerr = mp_alltoallv(sdesc, sc, sd, i64, rdesc, rc, rd, i64, c);
+    if (!cerr && write)
+        cerr = mp_alltoallv(sdata, sbc, sbd, byte, rdata, rbc, rbd, byte, c);
+
+    /* the aggregator's part: rtot / 2 pieces, with their data (writes) at rdata in order */
+    if (!cerr && my_agg >= 0 && rtot > 0) {
+        size_t np = (size_t)rtot / 2;
+        piece *ps = mp_malloc(sizeof *ps * np);
+        int64_t at = 0;
+        for (size_t i = 0; i < np; i++) {
+            ps[i] = (piece){ rdesc[2 * i], rdesc[2 * i + 1], at };
+            at += rdesc[2 * i + 1];
+        }
+        qsort(ps, np, sizeof *ps, cmp_piece);
+        int64_t wlo = ps[0].off, whi = wlo, holes = 0;
+        for (size_t i = 0; i < np; i++) {
+            if (ps[i].off > whi)
+                holes = 1;
+            if (ps[i].off + ps[i].len > whi)
+                whi = ps[i].off + ps[i].len;
+        }
+        char *span = mp_malloc((size_t)(whi - wlo));
+        if (!write || holes)
+            err = read_span(F, f, span, wlo, whi - wlo);
+        if (!err && write) {
+            for (size_t i = 0; i < np; i++)
+                memcpy(span + (ps[i].off - wlo), rdata + ps[i].mpos, (size_t)ps[i].len);
+            err = write_span(F, f, span, wlo, whi - wlo);
+        } else if (!err) {
+            /* rdata (sized sbtot: what I send back) gets the pieces in arrival order */
+            for (size_t i = 0; i < np; i++)
+                memcpy(sdata + ps[i].mpos, span + (ps[i].off - wlo), (size_t)ps[i].len);
+        }
+        free(span);
+        free(ps);
+    }
+    if (!cerr && !write)
+        cerr = mp_alltoallv(sdata, rbc, rbd, byte, rdata, sbc, sbd, byte, c);
+    if (!cerr && !write) {
+        const char *data = rdata;
+        for (int k = 0; k < L->naggs; k++) {
+            data = rdata + sbd[L->agg[k]];
+            for (size_t i = 0; i < to[k].n; i++) {
+                memcpy(mem + to[k].p[i].mpos, data, (size_t)to[k].p[i].len);
+                data += to[k].p[i].len;
+            }
+        }
+    }
+    for (int k = 0; k < L->naggs; k++)
+        free(to[k].p);
+    free(to);
+    free(cnt);
+    free(sdesc);
+    free(rdesc);
+    free(sdata);
+    free(rdata);
+    return cerr ? cerr : err;
+}
+
+int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
+                    char *mem, size_t *moved)
+{
+    mp_comm *c = f->comm;
+    int n = c->size;
+    int64_t mine[2] = { INT64_MAX, INT64_MIN };
+    if (bytes) {
+        last_ctx lc = { 0 };
+        int err = mp_io_pieces(f, pos, bytes, last_piece, &lc);
+        if (err)
+            return err;
+        mine[0] = mp_io_file_offset(f, pos);
+        mine[1] = lc.last;
+    }
+    int64_t *all = mp_malloc(sizeof(int64_t) * 2 * (size_t)n);
+    mp_datatype *i64 = mp_datatype_get(MPI_INT64_T);
+    int err = mp_allgather(mine, 2, i64, all, 2, i64, c);
+    if (err) {
+        free(all);
+        return err;
+    }
+    layout L = { 0 };
+    L.lo = INT64_MAX;
+    L.hi = INT64_MIN;
+    for (int p = 0; p < n; p++) {
+        L.lo = all[2 * p] < L.lo ? all[2 * p] : L.lo;
+        L.hi = all[2 * p + 1] > L.hi ? all[2 * p + 1] : L.hi;
+    }
+    free(all);
+    *moved = bytes;
+    if (L.lo >= L.hi)
+        return MPI_SUCCESS;            /* nobody moves anything */
+    long want = hint_long(f, "cb_nodes", c->nnodes);
+    L.naggs = want < 1 ? 1 : want > n ? n : (int)want;
+    L.agg = mp_malloc(sizeof(int) * (size_t)L.naggs);
+    int my_agg = -1;
+    for (int k = 0; k < L.naggs; k++) {
+        L.agg[k] = L.naggs == c->nnodes ? c->node_leader[k] : (int)((int64_t)k * n / L.naggs);
+        if (L.agg[k] == c->rank)
+            my_agg = k;
+    }
+    L.dom = (L.hi - L.lo + L.naggs - 1) / L.naggs;
+    L.cb = hint_long(f, "cb_buffer_size", CB_BUFFER_DEFAULT);
+    L.rounds = (int)((L.dom + L.cb - 1) / L.cb);
+    for (int r = 0; r < L.rounds; r++) {
+        int rerr = round_trip(F, f, write, &L, r, pos, bytes, mem, my_agg);
+        if (rerr && !err)
+            err = rerr;
+    }
+    free(L.agg);
+    /* every rank learns whether an aggregator failed */
+    int e = err ? mp_error_class_of(err) : 0, any;
+    int aerr = mp_allreduce(&e, &any, 1, mp_datatype_get(MPI_INT), MPI_MAX, c);
+    if (err || aerr)
+        return err ? err : aerr;
+    if (any)
+        return mp_error_code(any, "%s: collective %s of '%s' failed on another process (%s)",
+                             F, write ? "write" : "read", f->name, mp_error_class_text(any));
+    if (!write && bytes) {
+        /* a read reports the data below the end of the file */
+        MPI_Offset size;
+        if ((err = mp_io_get_size(F, f, &size)))
+            return err;
+        eof_ctx ec = { size, 0 };
+        mp_io_pieces(f, pos, bytes, below_eof, &ec);
+        *moved = ec.moved;
+    }
+    return MPI_SUCCESS;
+}
