@@ -8,9 +8,10 @@
  * one-sided window on rank 0 of the file's group that holds the shared file pointer (atomic
  * fetch-and-add, src/rma/).  Data moves with pread/pwrite, one call per contiguous piece of
  * the file; a noncontiguous memory layout is packed into (or unpacked from) a temporary
- * buffer.  Collective calls (_all, _ordered, split collectives) are the independent access
- * plus what the collective needs (an exclusive scan for _ordered); there is no collective
- * buffering yet.  Nonblocking calls do the access at once and return a completed request.
+ * buffer.  Collective calls with explicit offsets or individual pointers use two-phase
+ * collective buffering (coll.c: one aggregator per node reads or writes large contiguous
+ * spans of its file domain); _ordered takes its ranges from one allgather of sizes.
+ * Nonblocking calls do the access at once and return a completed request.
  * In atomic mode every access holds a POSIX record lock over the byte range it spans.
  *
  * Functions take checked handles and values (the binding checks what needs no file state);
