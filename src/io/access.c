@@ -14,7 +14,10 @@
  * buffering (coll.c) after an allreduce that makes sure no rank failed its checks.  In
  * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
- * Nonblocking forms do the access before they return and hand back a completed request.
+ * Independent reads of a dense noncontiguous view are sieved: the span is read in buffers of
+ * up to 4 MiB and the pieces copied out (writes are not: sieving them needs a locked
+ * read-modify-write).  Nonblocking forms do the access before they return and hand back a
+ * completed request.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -30,11 +33,50 @@ typedef struct xfer {
     char *mem;                        /* the packed data */
     int write;
     size_t moved;                     /* stream bytes read or written, from the start */
+    /* data sieving (reads): the file bytes [sbase, sbase + slen) are in sbuf */
+    char *sbuf;
+    MPI_Offset sbase, send;           /* send: where the access's span ends */
+    size_t slen, scap;
 } xfer;
+
+enum { SIEVE_BUFFER = 4 << 20, SIEVE_DENSITY = 8 };
+
+static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
+
+/* A read piece served from the sieve buffer, which is refilled from the piece on (up to the
+ * span's end) when the piece is not in it.  Pieces as large as the buffer go directly. */
+static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
+{
+    if (off < x->sbase || off + (MPI_Offset)len > x->sbase + (MPI_Offset)x->slen) {
+        size_t want = x->scap;
+        if ((MPI_Offset)want > x->send - off)
+            want = (size_t)(x->send - off);
+        x->sbase = off;
+        x->slen = 0;
+        while (x->slen < want) {
+            ssize_t n = pread(x->f->fd, x->sbuf + x->slen, want - x->slen,
+                              off + (off_t)x->slen);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return mp_io_errno(x->F, x->f->name, "cannot read (data sieving)", errno);
+            if (n == 0)
+                break;
+            x->slen += (size_t)n;
+        }
+    }
+    size_t have = off + (MPI_Offset)len <= x->sbase + (MPI_Offset)x->slen
+                      ? len : (size_t)(x->sbase + (MPI_Offset)x->slen - off);
+    memcpy(x->mem + done, x->sbuf + (off - x->sbase), have);
+    x->moved = done + have;
+    return have < len;                /* short: the end of the file */
+}
 
 static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
     xfer *x = ctx;
+    if (x->sbuf && len < x->scap)
+        return sieve_piece(x, off, len, done);
     size_t k = 0;
     while (k < len) {
         ssize_t n = x->write ? pwrite(x->f->fd, x->mem + done + k, len - k, off + (off_t)k)
@@ -151,7 +193,7 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
     if (err)
         return err;
 
-    xfer x = { F, f, NULL, a->write, 0 };
+    xfer x = { .F = F, .f = f, .write = a->write };
     char *tmp = NULL;
     if (f->external && bytes) {
         if (mp_datatype_external_bytes(a->dt, a->count) != bytes)
@@ -178,8 +220,21 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
         MPI_Offset start = mp_io_file_offset(f, pos * esize);
         if (f->atomic && range_lock(f, start, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
+        /* reads of a noncontiguous view whose pieces fill at least 1/8 of their span are
+         * sieved: large reads of the span instead of one per piece */
+        if (!a->write && !f->filetype->is_contig) {
+            x.send = mp_io_span_end(f, pos * esize, bytes);
+            if ((MPI_Offset)bytes * SIEVE_DENSITY >= x.send - start) {
+                x.scap = SIEVE_BUFFER;
+                if ((MPI_Offset)x.scap > x.send - start)
+                    x.scap = (size_t)(x.send - start);
+                x.sbuf = mp_malloc(x.scap);
+                x.sbase = x.send;
+            }
+        }
         if (!err)
             err = mp_io_pieces(f, pos * esize, bytes, move_piece, &x);
+        free(x.sbuf);
         if (f->atomic)
             range_lock(f, start, a->write, 0);
         if (!err && tmp && !a->write && f->external)

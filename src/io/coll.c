@@ -127,13 +127,6 @@ static int write_span(const char *F, const mp_file *f, const char *buf, int64_t 
     return MPI_SUCCESS;
 }
 
-typedef struct last_ctx { MPI_Offset last; } last_ctx;
-static int last_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
-{
-    ((last_ctx *)ctx)->last = off + (MPI_Offset)len;
-    return 0;
-}
-
 typedef struct eof_ctx { MPI_Offset eof; size_t moved; } eof_ctx;
 static int below_eof(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
@@ -269,12 +262,8 @@ int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t
     int n = c->size;
     int64_t mine[2] = { INT64_MAX, INT64_MIN };
     if (bytes) {
-        last_ctx lc = { 0 };
-        int err = mp_io_pieces(f, pos, bytes, last_piece, &lc);
-        if (err)
-            return err;
         mine[0] = mp_io_file_offset(f, pos);
-        mine[1] = lc.last;
+        mine[1] = mp_io_span_end(f, pos, bytes);
     }
     int64_t *all = mp_malloc(sizeof(int64_t) * 2 * (size_t)n);
     mp_datatype *i64 = mp_datatype_get(MPI_INT64_T);

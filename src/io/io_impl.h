@@ -45,8 +45,10 @@ struct mp_file {
  * stop (end of file), or an MPI error code. */
 typedef int (*mp_io_piece_fn)(void *ctx, MPI_Offset file_off, size_t len, size_t done);
 int  mp_io_pieces(const mp_file *f, MPI_Offset pos, size_t len, mp_io_piece_fn fn, void *ctx);
-/* File offset (bytes) of stream byte pos; the view position (etypes) of file byte size. */
+/* File offset (bytes) of stream byte pos; one past the file offset of stream byte pos+len-1
+ * (len > 0); the view position (etypes) of file byte size. */
 MPI_Offset mp_io_file_offset(const mp_file *f, MPI_Offset pos);
+MPI_Offset mp_io_span_end(const mp_file *f, MPI_Offset pos, size_t len);
 MPI_Offset mp_io_view_position(const mp_file *f, MPI_Offset size);
 
 /* MPI error code for errno e of an operation on f (message: "F: what 'name': strerror"). */

@@ -58,6 +58,19 @@ MPI_Offset mp_io_file_offset(const mp_file *f, MPI_Offset pos)
     return off;
 }
 
+static int piece_end(void *ctx, MPI_Offset off, size_t len, size_t done)
+{
+    *(MPI_Offset *)ctx = off + (MPI_Offset)len;
+    return 1;
+}
+
+MPI_Offset mp_io_span_end(const mp_file *f, MPI_Offset pos, size_t len)
+{
+    MPI_Offset end = f->disp;
+    mp_io_pieces(f, pos + (MPI_Offset)len - 1, 1, piece_end, &end);
+    return end;
+}
+
 typedef struct { MPI_Offset limit, data; } below_ctx;
 
 static int data_below(void *ctx, MPI_Offset off, size_t len, size_t done)
