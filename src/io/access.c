@@ -41,8 +41,6 @@ typedef struct xfer {
 
 enum { SIEVE_BUFFER = 4 << 20, SIEVE_DENSITY = 8 };
 
-static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
-
 /* A read piece served from the sieve buffer, which is refilled from the piece on (up to the
  * span's end) when the piece is not in it.  Pieces as large as the buffer go directly. */
 static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
@@ -52,18 +50,9 @@ static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
         if ((MPI_Offset)want > x->send - off)
             want = (size_t)(x->send - off);
         x->sbase = off;
-        x->slen = 0;
-        while (x->slen < want) {
-            ssize_t n = pread(x->f->fd, x->sbuf + x->slen, want - x->slen,
-                              off + (off_t)x->slen);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0)
-                return mp_io_errno(x->F, x->f->name, "cannot read (data sieving)", errno);
-            if (n == 0)
-                break;
-            x->slen += (size_t)n;
-        }
+        int e = mp_io_rw(x->f, 0, x->sbuf, want, off, &x->slen);
+        if (e)
+            return mp_io_errno(x->F, x->f->name, "cannot read (data sieving)", e);
     }
     size_t have = off + (MPI_Offset)len <= x->sbase + (MPI_Offset)x->slen
                       ? len : (size_t)(x->sbase + (MPI_Offset)x->slen - off);
@@ -72,31 +61,42 @@ static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
     return have < len;                /* short: the end of the file */
 }
 
+int mp_io_rw(const mp_file *f, int write, char *buf, size_t len, MPI_Offset off,
+             size_t *done)
+{
+    size_t k = 0;
+    while (k < len) {
+        ssize_t n = write ? pwrite(f->fd, buf + k, len - k, off + (off_t)k)
+                          : pread(f->fd, buf + k, len - k, off + (off_t)k);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *done = k;
+            return errno;
+        }
+        if (n == 0)                   /* end of file (reads only) */
+            break;
+        k += (size_t)n;
+    }
+    *done = k;
+    return 0;
+}
+
 static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
     xfer *x = ctx;
     if (x->sbuf && len < x->scap)
         return sieve_piece(x, off, len, done);
-    size_t k = 0;
-    while (k < len) {
-        ssize_t n = x->write ? pwrite(x->f->fd, x->mem + done + k, len - k, off + (off_t)k)
-                             : pread(x->f->fd, x->mem + done + k, len - k, off + (off_t)k);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            char what[80];
-            snprintf(what, sizeof what, "cannot %s %zu bytes at offset %lld of",
-                     x->write ? "write" : "read", len - k, (long long)(off + (off_t)k));
-            return mp_io_errno(x->F, x->f->name, what, errno);
-        }
-        if (n == 0) {                 /* end of file (reads only) */
-            x->moved = done + k;
-            return 1;
-        }
-        k += (size_t)n;
+    size_t k;
+    int e = mp_io_rw(x->f, x->write, x->mem + done, len, off, &k);
+    x->moved = done + k;
+    if (e) {
+        char what[80];
+        snprintf(what, sizeof what, "cannot %s %zu bytes at offset %lld of",
+                 x->write ? "write" : "read", len - k, (long long)(off + (off_t)k));
+        return mp_io_errno(x->F, x->f->name, what, e);
     }
-    x->moved = done + len;
-    return 0;
+    return k < len;                   /* short: the end of the file */
 }
 
 static int range_lock(const mp_file *f, MPI_Offset start, int write, int lock)

@@ -18,10 +18,8 @@
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { CB_BUFFER_DEFAULT = 16 << 20 };
 
@@ -94,36 +92,17 @@ static int cmp_piece(const void *x, const void *y)
     return a->off < b->off ? -1 : a->off > b->off;
 }
 
-/* pread of [off, off+len) into buf, zeros past the end of the file. */
-static int read_span(const char *F, const mp_file *f, char *buf, int64_t off, int64_t len)
+/* pread of [off, off+len) into buf, zeros past the end of the file; or pwrite. */
+static int span_io(const char *F, const mp_file *f, int write, char *buf, int64_t off,
+                   int64_t len)
 {
-    int64_t k = 0;
-    while (k < len) {
-        ssize_t n = pread(f->fd, buf + k, (size_t)(len - k), off + k);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return mp_io_errno(F, f->name, "cannot read (collective buffering)", errno);
-        if (n == 0) {
-            memset(buf + k, 0, (size_t)(len - k));
-            break;
-        }
-        k += n;
-    }
-    return MPI_SUCCESS;
-}
-
-static int write_span(const char *F, const mp_file *f, const char *buf, int64_t off, int64_t len)
-{
-    int64_t k = 0;
-    while (k < len) {
-        ssize_t n = pwrite(f->fd, buf + k, (size_t)(len - k), off + k);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return mp_io_errno(F, f->name, "cannot write (collective buffering)", errno);
-        k += n;
-    }
+    size_t done;
+    int e = mp_io_rw(f, write, buf, (size_t)len, off, &done);
+    if (e)
+        return mp_io_errno(F, f->name, write ? "cannot write (collective buffering)"
+                                             : "cannot read (collective buffering)", e);
+    if (!write)
+        memset(buf + done, 0, (size_t)len - done);
     return MPI_SUCCESS;
 }
 
@@ -219,11 +198,11 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
         }
         char *span = mp_malloc((size_t)(whi - wlo));
         if (!write || holes)
-            err = read_span(F, f, span, wlo, whi - wlo);
+            err = span_io(F, f, 0, span, wlo, whi - wlo);
         if (!err && write) {
             for (size_t i = 0; i < np; i++)
                 memcpy(span + (ps[i].off - wlo), rdata + ps[i].mpos, (size_t)ps[i].len);
-            err = write_span(F, f, span, wlo, whi - wlo);
+            err = span_io(F, f, 1, span, wlo, whi - wlo);
         } else if (!err) {
             /* rdata (sized sbtot: what I send back) gets the pieces in arrival order */
             for (size_t i = 0; i < np; i++)

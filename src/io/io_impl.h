@@ -51,6 +51,11 @@ MPI_Offset mp_io_file_offset(const mp_file *f, MPI_Offset pos);
 MPI_Offset mp_io_span_end(const mp_file *f, MPI_Offset pos, size_t len);
 MPI_Offset mp_io_view_position(const mp_file *f, MPI_Offset size);
 
+/* pread (write 0) or pwrite of len bytes at off, retrying short transfers and EINTR; a read
+ * stops at the end of the file.  *done gets the bytes moved; returns 0 or an errno. */
+int  mp_io_rw(const mp_file *f, int write, char *buf, size_t len, MPI_Offset off,
+              size_t *done);
+
 /* MPI error code for errno e of an operation on f (message: "F: what 'name': strerror"). */
 int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 

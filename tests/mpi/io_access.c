@@ -46,9 +46,7 @@ static void test_blocks(void)
     for (int way = 0; way < 8; way++) {
         char name[32];
         snprintf(name, sizeof name, "blocks.%d", way);
-        MPI_File fh;
-        CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, io_path(name), MPI_MODE_RDWR | MPI_MODE_CREATE,
-                                MPI_INFO_NULL, &fh));
+        MPI_File fh = io_create(name, MPI_INFO_NULL);
         MPI_Offset off = (MPI_Offset)me * N * (MPI_Offset)sizeof(int);
         MPI_Status st;
         MPI_Request req;
@@ -132,9 +130,7 @@ static void test_blocks(void)
 
 static void test_shared(void)
 {
-    MPI_File fh;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, io_path("shared"), MPI_MODE_RDWR | MPI_MODE_CREATE,
-                            MPI_INFO_NULL, &fh));
+    MPI_File fh = io_create("shared", MPI_INFO_NULL);
     MPI_Datatype rec;
     MPI_Type_contiguous(2, MPI_INT, &rec);
     MPI_Type_commit(&rec);
@@ -196,9 +192,7 @@ static int ordered_value(int i, void *ctx)
 
 static void test_ordered(void)
 {
-    MPI_File fh;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, io_path("ordered"), MPI_MODE_RDWR | MPI_MODE_CREATE,
-                            MPI_INFO_NULL, &fh));
+    MPI_File fh = io_create("ordered", MPI_INFO_NULL);
     int buf[64];
     for (int k = 0; k <= me; k++)
         buf[k] = me;
@@ -227,10 +221,7 @@ static void test_ordered(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    io_setup();
+    io_init(&argc, &argv, &me, &np);
     test_blocks();
     test_shared();
     test_ordered();

@@ -16,13 +16,8 @@ enum { M = 256, ROUNDS = 30 };
 int main(int argc, char **argv)
 {
     int me, np;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    io_setup();
-    MPI_File fh;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, io_path("atomic"), MPI_MODE_RDWR | MPI_MODE_CREATE,
-                            MPI_INFO_NULL, &fh));
+    io_init(&argc, &argv, &me, &np);
+    MPI_File fh = io_create("atomic", MPI_INFO_NULL);
     MPI_Datatype ft;
     MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &ft);
     MPI_Type_commit(&ft);

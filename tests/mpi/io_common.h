@@ -37,6 +37,34 @@ static const char *io_path(const char *name)
     return p;
 }
 
+/* MPI_Init, the caller's rank and size, the directory. */
+static void io_init(int *argc, char ***argv, int *me, int *np)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, me);
+    MPI_Comm_size(MPI_COMM_WORLD, np);
+    io_setup();
+}
+
+/* A file of the test's directory opened MPI_MODE_RDWR | MPI_MODE_CREATE by every rank. */
+static MPI_File io_create(const char *name, MPI_Info info)
+{
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, io_path(name), MPI_MODE_RDWR | MPI_MODE_CREATE, info,
+                            &fh));
+    return fh;
+}
+
+/* The library is MemPI (checks where MPICH 4.0's ROMIO behaves otherwise are strict only
+ * for MemPI). */
+static int io_is_mempi(void)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    return strncmp(lib, "MemPI", 5) == 0;
+}
+
 static void io_done(void)
 {
     int me;
