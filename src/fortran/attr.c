@@ -290,7 +290,7 @@ MP_F_EXPORT(mp_f_aint_dup_fn, "comm_dup_fn", "COMM_DUP_FN")
 MP_F_EXPORT(mp_f_aint_dup_fn, "type_dup_fn", "TYPE_DUP_FN")
 MP_F_EXPORT(mp_f_aint_dup_fn, "win_dup_fn", "WIN_DUP_FN")
 
-/* MPI_CONVERSION_FN_NULL: never called (MPI_REGISTER_DATAREP is not supported). */
+/* MPI_CONVERSION_FN_NULL: never called (MPI_REGISTER_DATAREP recognizes it by address). */
 void mp_f_conversion_fn_null(MPI_Fint *ierror);
 void mp_f_conversion_fn_null(MPI_Fint *ierror)
 {

@@ -6,8 +6,8 @@
  *     fn(void *, void *, int *, MPI_Datatype *), all by reference: identical;
  *   - an error handler (COMM, ERROR_CODE) is called as fn(MPI_Comm *, int *, ...): identical
  *     for the integer handles.  A file error handler gets a pointer to a C MPI_File, which a
- *     Fortran procedure cannot use, so file handlers go through a trampoline that passes the
- *     Fortran file handle.
+ *     Fortran procedure cannot use, so file handlers are called through a caller that passes
+ *     the Fortran file handle.
  * Generalized requests need trampolines: the Fortran procedures return IERROR through an
  * argument and take EXTRA_STATE and COMPLETE by reference.  EXTRA_STATE is the caller's own
  * variable, as in MPICH: the record keeps its address, so what the callbacks do to it the
@@ -16,6 +16,7 @@
  */
 #include "fortran/fortran.h"
 #include "core/core.h"
+#include "comm/comm.h"
 #include <stdlib.h>
 
 void mp_f_op_create(void *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
@@ -50,24 +51,68 @@ void mp_f_session_create_errhandler(void *fn, MPI_Fint *errhandler, MPI_Fint *ie
 }
 MP_F_EXPORT(mp_f_session_create_errhandler, "session_create_errhandler", "SESSION_CREATE_ERRHANDLER")
 
-/* File error handlers: one Fortran procedure per handler, so only the most recent one
- * registered from Fortran can be called through the shared trampoline below; files are not
- * implemented yet, so this is a placeholder that keeps the calling sequence right. */
+/* File error handlers: the Fortran procedure is the handler's function, called through a
+ * caller (the comm layer's hook, as MPICH's C++ binding uses it) that passes the Fortran file
+ * handle and the code by reference instead of a pointer to the C MPI_File. */
 typedef void (mp_f_file_eh)(MPI_Fint *file, MPI_Fint *code);
-static mp_f_file_eh *mp_f_last_file_eh;
-static void mp_f_file_eh_tramp(MPI_File *file, int *code, ...)
+static void mp_f_file_eh_caller(int kind, void *obj_handle, int *code, mp_errhandler_fn *fn)
 {
-    MPI_Fint f = PMPI_File_c2f(*file), c = *code;
-    if (mp_f_last_file_eh) mp_f_last_file_eh(&f, &c);
+    MPI_Fint f = PMPI_File_c2f(*(MPI_File *)obj_handle), c = *code;
+    ((mp_f_file_eh *)(void *)fn)(&f, &c);
+    *code = c;
 }
 
 void mp_f_file_create_errhandler(void *fn, MPI_Fint *errhandler, MPI_Fint *ierror);
 void mp_f_file_create_errhandler(void *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
-    mp_f_last_file_eh = (mp_f_file_eh *)fn;
-    *ierror = PMPI_File_create_errhandler(mp_f_file_eh_tramp, (MPI_Errhandler *)errhandler);
+    *ierror = PMPI_File_create_errhandler((MPI_File_errhandler_function *)fn,
+                                          (MPI_Errhandler *)errhandler);
+    if (*ierror == MPI_SUCCESS)
+        mp_errhandler_set_caller(*errhandler, mp_f_file_eh_caller);
 }
 MP_F_EXPORT(mp_f_file_create_errhandler, "file_create_errhandler", "FILE_CREATE_ERRHANDLER")
+
+/* MPI_REGISTER_DATAREP: the extent function (DATATYPE, EXTENT, EXTRA_STATE, IERROR) goes
+ * through a trampoline with a record that lives as long as the registration (the process).
+ * Conversion functions other than MPI_CONVERSION_FN_NULL are passed on as non-NULL markers:
+ * the library refuses views on such representations, so they are never called. */
+typedef void (mp_f_extent_fn)(MPI_Fint *type, MPI_Aint *extent, MPI_Aint *extra,
+                              MPI_Fint *ierror);
+typedef struct mp_f_datarep { mp_f_extent_fn *extent; MPI_Aint *extra; } mp_f_datarep;
+void mp_f_conversion_fn_null(MPI_Fint *ierror);
+
+static int mp_f_extent_tramp(MPI_Datatype type, MPI_Aint *extent, void *state)
+{
+    mp_f_datarep *r = state;
+    MPI_Fint t = (MPI_Fint)type, ierr = MPI_SUCCESS;
+    r->extent(&t, extent, r->extra, &ierr);
+    return ierr;
+}
+
+static int mp_f_conversion_marker(void *userbuf, MPI_Datatype type, int count, void *filebuf,
+                                  MPI_Offset position, void *extra)
+{
+    return MPI_ERR_UNSUPPORTED_DATAREP;
+}
+
+void mp_f_register_datarep(const char *datarep, void *read_fn, void *write_fn, void *extent_fn,
+                           MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len);
+void mp_f_register_datarep(const char *datarep, void *read_fn, void *write_fn, void *extent_fn,
+                           MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *name = mp_f_str_in(datarep, datarep_len, 1);
+    mp_f_datarep *r = mp_malloc(sizeof *r);
+    r->extent = (mp_f_extent_fn *)extent_fn;
+    r->extra = extra;
+    void *null = (void *)mp_f_conversion_fn_null;
+    *ierror = PMPI_Register_datarep(name, read_fn == null ? NULL : mp_f_conversion_marker,
+                                    write_fn == null ? NULL : mp_f_conversion_marker,
+                                    mp_f_extent_tramp, r);
+    if (*ierror != MPI_SUCCESS)
+        free(r);
+    free(name);
+}
+MP_F_EXPORT(mp_f_register_datarep, "register_datarep", "REGISTER_DATAREP")
 
 /* ---- Generalized requests ---- */
 typedef void (mp_f_query_fn)(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
