@@ -97,6 +97,20 @@ int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
 
+/* A file argument (io.c): MPI_ERR_FILE unless a live file; MPI_FILE_NULL (*out = NULL) only
+ * with null_ok. */
+typedef struct mp_file mp_file;
+int mp_chk_file(const char *func, MPI_File h, int null_ok, mp_file **out);
+/* The data access functions of io.spec: form MP_IO_BLOCKING (status), MP_IO_NONBLOCKING
+ * (*req set) or MP_IO_BEGIN (a split collective's begin); write, where (enum mp_io_where),
+ * coll and offset as in io/io.h's mp_io_args.  Set-size-like calls: op after the checks. */
+enum { MP_IO_BLOCKING, MP_IO_NONBLOCKING, MP_IO_BEGIN };
+int mp_do_file_data(const char *F, mp_file *f, int form, int write, int where, int coll,
+                    MPI_Offset offset, const void *buf, MPI_Aint count, mp_datatype *dt,
+                    MPI_Status *status, mp_request **req);
+int mp_do_file_resize(const char *F, mp_file *f, MPI_Offset size,
+                      int (*op)(const char *, mp_file *, MPI_Offset));
+
 /* mp_chk_comm raised through MPI_COMM_WORLD's handler (for eh=self implementations). */
 int mp_arg_comm(const char *func, MPI_Comm h, mp_comm **out);
 

@@ -59,7 +59,7 @@ int  mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *ety
 /* etype and filetype come back as new handles when derived (the caller frees them). */
 int  mp_io_get_view(const char *F, mp_file *f, MPI_Offset *disp, MPI_Datatype *etype,
                     MPI_Datatype *filetype, char *datarep);
-int  mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Count *extent);
+int  mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Aint *extent);
 int  mp_io_byte_offset(const char *F, mp_file *f, MPI_Offset offset, MPI_Offset *disp);
 int  mp_io_seek(const char *F, mp_file *f, MPI_Offset offset, int whence);
 int  mp_io_position(const char *F, mp_file *f, MPI_Offset *offset);

@@ -244,7 +244,7 @@ int mp_io_get_view(const char *F, mp_file *f, MPI_Offset *disp, MPI_Datatype *et
     return MPI_SUCCESS;
 }
 
-int mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Count *extent)
+int mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Aint *extent)
 {
     /* a user representation says what a predefined type's file extent is */
     const user_datarep *d = find_datarep(f->datarep);
@@ -261,7 +261,7 @@ int mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Count *ext
         if (!dt->is_builtin)
             return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 extent of a "
                                  "derived type with MPI_LONG-like members is not supported", F);
-        *extent = (MPI_Count)mp_datatype_external_bytes(dt, 1);
+        *extent = (MPI_Aint)mp_datatype_external_bytes(dt, 1);
         return MPI_SUCCESS;
     }
     *extent = dt->extent;
