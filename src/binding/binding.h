@@ -101,6 +101,9 @@ int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
  * with null_ok. */
 typedef struct mp_file mp_file;
 int mp_chk_file(const char *func, MPI_File h, int null_ok, mp_file **out);
+/* Raises a failure of MPI_File_open: the communicator's faults (invalid: MPI_COMM_WORLD's
+ * handler; an intercommunicator: its own), the rest through MPI_FILE_NULL's. */
+int mp_file_open_raise(mp_comm *comm, int err, const char *func);
 /* The data access functions of io.spec: form MP_IO_BLOCKING (status), MP_IO_NONBLOCKING
  * (*req set) or MP_IO_BEGIN (a split collective's begin); write, where (enum mp_io_where),
  * coll and offset as in io/io.h's mp_io_args.  Set-size-like calls: op after the checks. */

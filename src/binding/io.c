@@ -30,6 +30,15 @@ int mp_chk_file(const char *func, MPI_File h, int null_ok, mp_file **out)
 
 /* ---- open, close, delete --------------------------------------------------------------- */
 
+/* An error in the communicator argument is the communicator's, as in any call on one (the
+ * only MPI_ERR_COMM an open reports); what concerns the file goes to MPI_FILE_NULL's. */
+int mp_file_open_raise(mp_comm *comm, int err, const char *func)
+{
+    if (!comm || mp_error_class_of(err) == MPI_ERR_COMM)
+        return mp_error_raise(comm, err, func);
+    return mp_io_raise(NULL, err, func);
+}
+
 /* ROMIO-style file system prefixes ("ufs:/tmp/x") name the same POSIX file. */
 static const char *strip_prefix(const char *name)
 {
