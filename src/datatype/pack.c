@@ -342,7 +342,9 @@ int mp_datatype_copy(const void *src, MPI_Aint scount, const mp_datatype *sdt,
     size_t sbytes = mp_datatype_bytes(sdt, scount), dbytes = mp_datatype_bytes(ddt, dcount);
     size_t bytes = min_size(sbytes, dbytes);
     if (bytes > 0) {
-        if (sdt->is_contig) {
+        if (sdt->is_contig && ddt->is_contig) {
+            memcpy((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, bytes);
+        } else if (sdt->is_contig) {
             mp_unpack(dst, dcount, ddt, 0, (const char *)src + sdt->true_lb, bytes);
         } else if (ddt->is_contig) {
             mp_pack(src, scount, sdt, 0, (char *)dst + ddt->true_lb, bytes);

@@ -392,13 +392,7 @@ int mp_rma_op(const char *F, mp_win *win, const mp_rma_args *a, mp_request **req
 
     if (a->kind == MP_RMA_PUT || a->kind == MP_RMA_GET) {
         int put = a->kind == MP_RMA_PUT;
-        if (t->path == MP_PATH_DIRECT && a->origin_dt->is_contig && a->target_dt->is_contig) {
-            char *mem = direct_ptr(t, addr0) + a->target_dt->true_lb;
-            if (put)
-                memcpy(mem, (const char *)a->origin + a->origin_dt->true_lb, bytes);
-            else
-                memcpy((char *)a->get_buf + a->origin_dt->true_lb, mem, bytes);
-        } else if (t->path == MP_PATH_DIRECT) {
+        if (t->path == MP_PATH_DIRECT) {
             char *mem = direct_ptr(t, addr0);
             c.err = put ? mp_datatype_copy(a->origin, a->origin_count, a->origin_dt, mem,
                                            a->target_count, a->target_dt)

@@ -5,8 +5,7 @@
 ! for does not compile, so this program (scalars and arrays of every INTEGER, REAL, COMPLEX,
 ! LOGICAL and CHARACTER kind gfortran has, the x87 REAL/COMPLEX kind included where it
 ! exists) failing to build is the failure.  The sizes must be the storage size of one
-! element (of one character for CHARACTER).  Before this test LOGICAL, CHARACTER and the
-! kind-10 reals were missing.
+! element (of one character for CHARACTER).
 program sizeof_all
   use mpi
   implicit none

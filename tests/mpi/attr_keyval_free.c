@@ -11,7 +11,6 @@
  * callbacks.  The keyval variable is MPI_KEYVAL_INVALID after the free, and freeing again
  * (that value, or the saved copy) is an MPI_ERR_KEYVAL error.  The same for datatype keyvals
  * and the MPI-1 names (MPI_Keyval_create, MPI_Attr_put/get/delete, MPI_Keyval_free).
- * Before this test the saved key was refused ("invalid communicator keyval 0xe4000000").
  */
 #include "check.h"
 

@@ -115,4 +115,19 @@ static inline const char *check_error_string(int code)
              check_fail(__FILE__, __LINE__, "%s: expected error class %d (%s), got code %d " \
                         "(class %d)", #call, (int)(cls), #cls, check_e_, check_c_); } while (0)
 
+/* Whether the ranks of comm run on more than one host (their processor names differ):
+ * tests/cluster runs the suite across namespace nodes.  Collective over comm. */
+static __attribute__((unused)) int check_several_hosts(MPI_Comm comm)
+{
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int len = 0;
+    long hash[2] = { 0, 0 };                 /* min and -max of the names' hashes */
+    CHECK_MPI(MPI_Get_processor_name(name, &len));
+    for (int i = 0; i < len; i++)
+        hash[0] = (hash[0] * 31 + (unsigned char)name[i]) % 2147483647L;
+    hash[1] = -hash[0];
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, hash, 2, MPI_LONG, MPI_MIN, comm));
+    return hash[0] != -hash[1];
+}
+
 #endif

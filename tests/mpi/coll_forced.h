@@ -142,15 +142,7 @@ static void coll_forced_end(const char *const *ex)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sum, 2 * FORCED_MAX, MPI_LONG, MPI_SUM,
                             MPI_COMM_WORLD));
-    char name[MPI_MAX_PROCESSOR_NAME];
-    int namelen = 0;
-    long hash[2] = { 0, 0 };                 /* min and -max of the processor names' hashes */
-    CHECK_MPI(MPI_Get_processor_name(name, &namelen));
-    for (int i = 0; i < namelen; i++)
-        hash[0] = (hash[0] * 31 + (unsigned char)name[i]) % 2147483647L;
-    hash[1] = -hash[0];
-    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, hash, 2, MPI_LONG, MPI_MIN, MPI_COMM_WORLD));
-    int several_hosts = hash[0] != -hash[1];
+    int several_hosts = check_several_hosts(MPI_COMM_WORLD);
     dup2(coll_forced.saved, 2);
     check_fd = 2;
     for (size_t done = 0; done < kept;) {

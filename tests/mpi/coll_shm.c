@@ -82,7 +82,7 @@ static void round_on(tc *t, long n, int salt)
     /* the same signature, contiguous on one side and strided on the other: on two ranks the
      * root writes half into a contiguous receiver and a strided one pulls everything; on
      * simulated nodes the two_stage bcast's flat stages cut the message in bytes, not in the
-     * root's or a receiver's elements (they used to disagree: MPI_ERR_TRUNCATE) */
+     * root's or a receiver's elements, so both sides must agree on the byte count */
     int vec_side = salt % 2;           /* 1: the root sends ints, the others receive vec */
     {
         for (long i = 0; i < nv; i++) {

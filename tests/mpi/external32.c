@@ -10,8 +10,7 @@
  * packing a known value gives exactly the expected bytes (negative integers, 1.5 and -2.0,
  * true, 'A'); unpacking those bytes gives the value back (sign extension of a 4-byte
  * MPI_LONG, zero extension of MPI_UNSIGNED_LONG).  Then a struct of mixed types, a vector
- * and MPI_BYTE through positions, and the large-count _c forms.  (Before this test MemPI
- * packed MPI_LONG in 8 bytes and long double as its x87 bytes swapped.)
+ * and MPI_BYTE through positions, and the large-count _c forms.
  */
 #include "check.h"
 #include <string.h>

@@ -139,15 +139,7 @@ static int env_is(const char *name, const char *value)
  * else only on one host with CMA (check-suite also runs this test across namespace nodes). */
 static int progress_documented(void)
 {
-    char name[MPI_MAX_PROCESSOR_NAME] = "";
-    int len, one_host;
-    unsigned long h = 5381, range[2];
-    CHECK_MPI(MPI_Get_processor_name(name, &len));
-    for (int i = 0; i < len; i++) h = h * 33 + (unsigned char)name[i];
-    range[0] = h;
-    range[1] = ~h;
-    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_UNSIGNED_LONG, MPI_MIN, MPI_COMM_WORLD));
-    one_host = range[0] == ~range[1];
+    int one_host = !check_several_hosts(MPI_COMM_WORLD);
     return env_is("MEMPI_ASYNC_PROGRESS", "1") || (one_host && !env_is("MEMPI_CMA", "0"));
 }
 
