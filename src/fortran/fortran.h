@@ -68,17 +68,21 @@ extern MPI_Fint mpifcmb9_ MP_F_EXPORTED;     /* /MPIFCMB9/ MPI_WEIGHTS_EMPTY */
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become their C values. */
 static inline void *mp_f_buf(const void *p)
 {
-    if (p == (const void *)&mpipriv1_.bottom) return MPI_BOTTOM;
-    if (p == (const void *)&mpipriv1_.in_place) return MPI_IN_PLACE;
+    if (p == (const void *)&mpipriv1_.bottom || p == (const void *)&MPIR_F08_MPI_BOTTOM)
+        return MPI_BOTTOM;
+    if (p == (const void *)&mpipriv1_.in_place || p == (const void *)&MPIR_F08_MPI_IN_PLACE)
+        return MPI_IN_PLACE;
     return (void *)p;
 }
 static inline MPI_Status *mp_f_status(MPI_Fint *s)
 {
-    return s == mpipriv1_.status_ignore ? MPI_STATUS_IGNORE : (MPI_Status *)s;
+    return s == mpipriv1_.status_ignore || s == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ
+               ? MPI_STATUS_IGNORE : (MPI_Status *)s;
 }
 static inline MPI_Status *mp_f_statuses(MPI_Fint *s)
 {
-    return s == mpipriv2_.statuses_ignore ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
+    return s == mpipriv2_.statuses_ignore || s == (MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ
+               ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
 }
 static inline int *mp_f_errcodes(MPI_Fint *e)
 {
@@ -90,6 +94,33 @@ static inline int *mp_f_weights(const MPI_Fint *w)
     if (w == &mpifcmb9_) return MPI_WEIGHTS_EMPTY;
     return (int *)w;
 }
+
+/* ---- Choice buffers of the mpi_f08 binding (f08.c) ----
+ * mpi_f08 passes a choice buffer as a CFI descriptor; mp_f08_buf_in turns it into the
+ * address the mpif.h entry point takes.  A contiguous buffer (and every buffer in ADDRESS
+ * mode) passes its base address.  A noncontiguous array section is packed into a temporary
+ * in COPY mode (blocking calls; with copy_out, mp_f08_buf_done unpacks it after a successful
+ * call) and refused with MPI_ERR_BUFFER in RETAIN mode (calls that keep using the buffer
+ * after they return), raised through the handler of the communicator, window or file the
+ * call names (owner_kind and owner, NULL for none).  Available where the C compiler has
+ * gfortran's ISO_Fortran_binding.h, whose descriptor layout the module compiler shares. */
+#if defined(__has_include)
+#if __has_include(<ISO_Fortran_binding.h>)
+#define MP_F08_CFI 1
+#include <ISO_Fortran_binding.h>
+enum { MP_F08_ADDRESS, MP_F08_COPY, MP_F08_RETAIN };
+enum { MP_F08_COMM, MP_F08_WIN, MP_F08_FILE };
+typedef struct mp_f08_buf {
+    void *addr;                  /* what the entry point receives */
+    CFI_cdesc_t *desc;           /* the section to unpack into, when tmp is set */
+    void *tmp;                   /* packed copy of a noncontiguous section, or NULL */
+    int copy_out;
+} mp_f08_buf;
+int  mp_f08_buf_in(mp_f08_buf *b, CFI_cdesc_t *d, int mode, int copy_out, const char *func,
+                   const char *arg, int owner_kind, const MPI_Fint *owner);
+void mp_f08_buf_done(mp_f08_buf *b, int ok);
+#endif
+#endif
 
 /* ---- CHARACTER arguments (strings.c) ---- */
 /* Malloc'd C copy of a Fortran string without trailing (and, if trim_leading, leading)
