@@ -5,7 +5,8 @@
 # fragment adds the generated ones (tools/gen-fortran -> $(BUILD)/gen/fortran_gen.c, and
 # tools/gen-fortran-f08 -> $(BUILD)/gen/fortran_f08.c, the C side of mpi_f08), writes mpif.h
 # from include/mpi.h, compiles the `mpi` module with the project's Fortran compiler into
-# $(BUILD)/include/mpi.mod, the generated `mpi_f08` module into $(BUILD)/include/mpi_f08.mod
+# $(BUILD)/include/mpi.mod (with the explicit interfaces gen-fortran-f08 writes into
+# $(BUILD)/gen/mpi_interfaces.inc), the generated `mpi_f08` module into $(BUILD)/include/mpi_f08.mod
 # and its procedures into $(BUILD)/lib/libmpi_f08.so (Fortran code, so not in libmpi, which C
 # programs load without libgfortran; mpifort links it when present), and installs the
 # mpifort/mpif77/mpif90 wrappers.  The C side of mpi_f08 reads CFI descriptors, so it is
@@ -35,15 +36,17 @@ $(FORTRAN_GEN_OBJ): $(FORTRAN_GEN_C) src/fortran/fortran.h include/mpi.h
 # mpi_f08: one generator run writes the module source and its C side.
 FORTRAN_F08_C   := $(BUILD)/gen/fortran_f08.c
 FORTRAN_F08_F90 := $(BUILD)/gen/mpi_f08.f90
+FORTRAN_MPI_INC := $(BUILD)/gen/mpi_interfaces.inc
 FORTRAN_F08_OBJ := $(BUILD)/obj/gen/fortran_f08.o
 FORTRAN_CFI_INC := $(if $(FORTRAN_HAVE_FC),-I$(shell $(FC) -print-file-name=include))
 LIB_OBJ += $(FORTRAN_F08_OBJ)
 $(LIBFILE) $(BUILD)/lib/libmempi_internal.a: $(FORTRAN_F08_OBJ)
 
-$(FORTRAN_F08_C) $(FORTRAN_F08_F90) &: include/mpi.h tools/gen-fortran tools/gen-fortran-f08 \
-        $(wildcard src/fortran/*.c)
+$(FORTRAN_F08_C) $(FORTRAN_F08_F90) $(FORTRAN_MPI_INC) &: include/mpi.h tools/gen-fortran \
+        tools/gen-fortran-f08 $(wildcard src/fortran/*.c)
 	@mkdir -p $(dir $@)
-	python3 tools/gen-fortran-f08 include/mpi.h src/fortran $(FORTRAN_F08_F90) $(FORTRAN_F08_C)
+	python3 tools/gen-fortran-f08 include/mpi.h src/fortran $(FORTRAN_F08_F90) $(FORTRAN_F08_C) \
+	    $(FORTRAN_MPI_INC)
 
 $(FORTRAN_F08_OBJ): $(FORTRAN_F08_C) src/fortran/fortran.h include/mpi.h
 	@mkdir -p $(dir $@)
@@ -67,9 +70,9 @@ $(BUILD)/bin/mpif77 $(BUILD)/bin/mpif90: $(BUILD)/bin/mpifort
 	ln -sf mpifort $@
 
 ifneq ($(FORTRAN_HAVE_FC),)
-$(BUILD)/include/mpi.mod: src/fortran/mpi.f90 $(BUILD)/include/mpif.h
+$(BUILD)/include/mpi.mod: src/fortran/mpi.f90 $(BUILD)/include/mpif.h $(FORTRAN_MPI_INC)
 	@mkdir -p $(BUILD)/obj/fortran
-	$(FC) -cpp -c -I$(BUILD)/include -J$(BUILD)/include $< -o $(BUILD)/obj/fortran/mpi_mod.o
+	$(FC) -cpp -c -I$(BUILD)/include -I$(BUILD)/gen -J$(BUILD)/include $< -o $(BUILD)/obj/fortran/mpi_mod.o
 # The mpi_f08 procedures call the C side through BIND(C) interfaces with default LOGICAL and
 # INTEGER arguments, which gfortran passes as C ints but warns about (-Wc-binding-type).
 $(BUILD)/include/mpi_f08.mod $(BUILD)/lib/libmpi_f08.so &: $(FORTRAN_F08_F90) $(LIBFILE)
