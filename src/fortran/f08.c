@@ -110,8 +110,8 @@ void mp_f08_buf_done(mp_f08_buf *b, int ok)
 }
 
 /* MPI_F_SYNC_REG of mpi_f08: a call the compiler cannot see into is all it takes. */
-void mp_f08_f_sync_reg(CFI_cdesc_t *buf) MP_F_EXPORTED;
-void mp_f08_f_sync_reg(CFI_cdesc_t *buf)
+void mempi_f08_f_sync_reg(CFI_cdesc_t *buf) MP_F_EXPORTED;
+void mempi_f08_f_sync_reg(CFI_cdesc_t *buf)
 {
     (void)buf;
 }
