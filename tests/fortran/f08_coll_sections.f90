@@ -120,21 +120,7 @@ program f08_coll_sections
   call MPI_Wait(req, MPI_STATUS_IGNORE)
   call check(all(w(1:10) == [(left * 100 + i, i = 1, 10)]), 'contiguous section data')
 
-  call finish()
+  call finish('f08_coll_sections')
 contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,i0,2a)', 'rank ', rank, ': FAILED ', what
-      fails = fails + 1
-    end if
-  end subroutine check
-  subroutine finish()
-    integer :: total
-    call MPI_Allreduce(fails, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-    call MPI_Finalize()
-    if (total /= 0) stop 1
-    if (rank == 0) print '(a)', 'f08_coll_sections: ok'
-  end subroutine finish
+  include 'f08_check.inc'
 end program f08_coll_sections

@@ -4,8 +4,8 @@
 ! Comm_split/dup/compare and names (CHARACTER in and out), a Cartesian communicator (LOGICAL
 ! periods in and out), derived datatypes (Type_vector, Type_get_extent with
 ! INTEGER(MPI_ADDRESS_KIND), Type_size), Info strings with the LOGICAL flag, Alloc_mem's
-! TYPE(C_PTR), Waitany's 1-based index, and the callbacks: a user reduction
-! (PROCEDURE(MPI_User_function)), attribute copy/delete functions (and the predefined
+! TYPE(C_PTR), Waitany's 1-based index, and the callbacks: user reductions
+! (PROCEDURE(MPI_User_function), and MPI_User_function_c with MPI_Op_create_c), attribute copy/delete functions (and the predefined
 ! MPI_COMM_DUP_FN), a communicator error handler, and a generalized request.
 module f08_cb
   use mpi_f08
@@ -66,6 +66,15 @@ contains
     integer :: ierror
     ierror = MPI_SUCCESS
   end subroutine cancel_fn
+  subroutine absmax_c(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer(kind=MPI_COUNT_KIND) :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    if (datatype == MPI_INTEGER) b = max(abs(a), abs(b))
+  end subroutine absmax_c
 end module f08_cb
 
 program f08_comm_types
@@ -76,7 +85,7 @@ program f08_comm_types
   integer :: ierr, rank, nprocs, i, fails, res, sz, keyval, color, crank, ndims, idx, n
   integer :: dims(2), coords(2), v(30), w(30)
   logical :: periods(2), periods_out(2), flag
-  type(MPI_Comm) :: half, dup, cart, dup2
+  type(MPI_Comm) :: half, dup, cart
   type(MPI_Datatype) :: vec
   type(MPI_Op) :: op
   type(MPI_Info) :: info
@@ -140,23 +149,19 @@ program f08_comm_types
   call MPI_Allreduce(v, w, 3, MPI_INTEGER, op, MPI_COMM_WORLD)
   call check(all(w(1:3) == [nprocs - 1, 2 * (nprocs - 1), merge(-7, 7, nprocs == 1)]), 'user op')
   call MPI_Op_free(op)
+  call MPI_Op_create_c(absmax_c, .true., op)
+  w = 0
+  call MPI_Allreduce(v, w, 3_MPI_COUNT_KIND, MPI_INTEGER, op, MPI_COMM_WORLD)
+  call check(all(w(1:3) == [nprocs - 1, 2 * (nprocs - 1), merge(-7, 7, nprocs == 1)]), &
+             'large-count user op through MPI_Allreduce_c')
+  call MPI_Op_free(op)
 
-  ! Attributes with Fortran copy and delete functions.
+  ! Attributes with Fortran copy and delete functions, then with the predefined ones.
   call MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, 5_MPI_ADDRESS_KIND)
-  call MPI_Comm_set_attr(dup, keyval, 100_MPI_ADDRESS_KIND)
-  call MPI_Comm_dup(dup, dup2)
-  call MPI_Comm_get_attr(dup2, keyval, val, flag)
-  call check(flag .and. val == 105, 'copied attribute')
-  call MPI_Comm_free(dup2)
-  call check(deletes == 1, 'delete callback')
-  call MPI_Comm_free_keyval(keyval)
+  call attr_through_dup(keyval, 100_MPI_ADDRESS_KIND, 105_MPI_ADDRESS_KIND, 'copy_fn')
+  call check(deletes == 2, 'delete callback (the duplicate and the attribute itself)')
   call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, keyval, 0_MPI_ADDRESS_KIND)
-  call MPI_Comm_set_attr(dup, keyval, 42_MPI_ADDRESS_KIND)
-  call MPI_Comm_dup(dup, dup2)
-  call MPI_Comm_get_attr(dup2, keyval, val, flag)
-  call check(flag .and. val == 42, 'MPI_COMM_DUP_FN')
-  call MPI_Comm_free(dup2)
-  call MPI_Comm_free_keyval(keyval)
+  call attr_through_dup(keyval, 42_MPI_ADDRESS_KIND, 42_MPI_ADDRESS_KIND, 'MPI_COMM_DUP_FN')
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, val, flag)
   call check(flag .and. val >= 32767, 'MPI_TAG_UB')
 
@@ -201,21 +206,25 @@ program f08_comm_types
   call MPI_Comm_free(half)
   call MPI_Comm_free(cart)
   call MPI_Comm_free(dup)
-  call finish()
+  call finish('f08_comm_types')
 contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
+  include 'f08_check.inc'
+
+  ! Sets the attribute on dup, duplicates dup, checks the copy's value, frees all three.
+  subroutine attr_through_dup(keyval, setval, expect, what)
+    integer, intent(inout) :: keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: setval, expect
     character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,i0,2a)', 'rank ', rank, ': FAILED ', what
-      fails = fails + 1
-    end if
-  end subroutine check
-  subroutine finish()
-    integer :: total
-    call MPI_Allreduce(fails, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-    call MPI_Finalize()
-    if (total /= 0) stop 1
-    if (rank == 0) print '(a)', 'f08_comm_types: ok'
-  end subroutine finish
+    type(MPI_Comm) :: copy
+    integer(kind=MPI_ADDRESS_KIND) :: got
+    logical :: found
+    call MPI_Comm_set_attr(dup, keyval, setval)
+    call MPI_Comm_dup(dup, copy)
+    call MPI_Comm_get_attr(copy, keyval, got, found)
+    call check(found .and. got == expect, what)
+    call MPI_Comm_free(copy)
+    call MPI_Comm_delete_attr(dup, keyval)
+    call MPI_Comm_free_keyval(keyval)
+    call check(keyval == MPI_KEYVAL_INVALID, what // ': Comm_free_keyval')
+  end subroutine attr_through_dup
 end program f08_comm_types

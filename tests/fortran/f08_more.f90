@@ -170,21 +170,7 @@ program f08_more
   call MPI_Type_get_extent(MPI_INTEGER, base, ext)
   call check(ext == 4, 'Type_get_extent')
 
-  call finish()
+  call finish('f08_more')
 contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,i0,2a)', 'rank ', rank, ': FAILED ', what
-      fails = fails + 1
-    end if
-  end subroutine check
-  subroutine finish()
-    integer :: total
-    call MPI_Allreduce(fails, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-    call MPI_Finalize()
-    if (total /= 0) stop 1
-    if (rank == 0) print '(a)', 'f08_more: ok'
-  end subroutine finish
+  include 'f08_check.inc'
 end program f08_more

@@ -98,21 +98,7 @@ program f08_pt2pt
   call check(status%MPI_SOURCE == left, 'Sendrecv_replace status')
 
   call check(MPI_Wtime() >= t0 .and. MPI_Wtick() > 0d0, 'MPI_Wtime/MPI_Wtick')
-  call finish()
+  call finish('f08_pt2pt')
 contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,i0,2a)', 'rank ', rank, ': FAILED ', what
-      fails = fails + 1
-    end if
-  end subroutine check
-  subroutine finish()
-    integer :: total
-    call MPI_Allreduce(fails, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-    call MPI_Finalize()
-    if (total /= 0) stop 1
-    if (rank == 0) print '(a)', 'f08_pt2pt: ok'
-  end subroutine finish
+  include 'f08_check.inc'
 end program f08_pt2pt
