@@ -5,8 +5,9 @@
 ! periods in and out), derived datatypes (Type_vector, Type_get_extent with
 ! INTEGER(MPI_ADDRESS_KIND), Type_size), Info strings with the LOGICAL flag, Alloc_mem's
 ! TYPE(C_PTR), Waitany's 1-based index, and the callbacks: user reductions
-! (PROCEDURE(MPI_User_function), and MPI_User_function_c with MPI_Op_create_c), attribute copy/delete functions (and the predefined
-! MPI_COMM_DUP_FN), a communicator error handler, and a generalized request.
+! (PROCEDURE(MPI_User_function), and MPI_User_function_c with MPI_Op_create_c), attribute
+! copy/delete functions (and the predefined MPI_COMM_DUP_FN), a communicator error handler,
+! and a generalized request.
 module f08_cb
   use mpi_f08
   use, intrinsic :: iso_c_binding
