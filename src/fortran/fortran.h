@@ -1,4 +1,4 @@
-/* fortran.h -- helpers shared by the Fortran entry points (mpif.h and `use mpi`).  MemPI, BSD-3-Clause (see LICENSE).
+/* fortran.h -- helpers shared by the Fortran entry points (mpif.h, `use mpi`, `use mpi_f08`).  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Fortran passes every argument by reference and returns errors through a trailing INTEGER
  * IERROR, so each Fortran entry point is a small C function that dereferences its arguments,
@@ -15,11 +15,15 @@
  *   - The Fortran status (INTEGER(MPI_STATUS_SIZE) = 5) has exactly the layout of MPI_Status,
  *     so a status array is a MPI_Status pointer.
  *
+ * mpi_f08 (tools/gen-fortran-f08) calls these same entry points, through C shims that turn
+ * its CFI descriptors into addresses (mp_f08_buf_in below, f08.c).
+ *
  * Sentinels.  mpif.h declares MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, ... as variables in
  * common blocks, the same blocks as MPICH's mpif.h.  The library defines those common blocks
  * (sentinels.c), so a Fortran program -- built against MemPI's mpif.h or MPICH's -- and the
  * library agree on their addresses, and an entry point recognises a sentinel by comparing the
- * address it received (mp_f_buf, mp_f_status, ...).
+ * address it received (mp_f_buf, mp_f_status, ...).  mpi_f08's MPI_BOTTOM, MPI_IN_PLACE and
+ * MPI_STATUS(ES)_IGNORE are mpi.h's MPIR_F08_* objects instead, recognised beside them.
  *
  * Symbol names.  Compilers decorate Fortran names differently; MP_F_EXPORT gives one function
  * all the usual forms: pmpi_send_, pmpi_send__, pmpi_send, PMPI_SEND (strong) and the same
