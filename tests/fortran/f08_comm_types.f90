@@ -18,11 +18,17 @@ contains
     type(c_ptr), value :: invec, inoutvec
     integer :: len
     type(MPI_Datatype) :: datatype
+    call absmax_n(invec, inoutvec, int(len, MPI_COUNT_KIND), datatype)
+  end subroutine absmax
+  subroutine absmax_n(invec, inoutvec, len, datatype)
+    type(c_ptr), intent(in) :: invec, inoutvec
+    integer(kind=MPI_COUNT_KIND), intent(in) :: len
+    type(MPI_Datatype), intent(in) :: datatype
     integer, pointer :: a(:), b(:)
     call c_f_pointer(invec, a, [len])
     call c_f_pointer(inoutvec, b, [len])
     if (datatype == MPI_INTEGER) b = max(abs(a), abs(b))
-  end subroutine absmax
+  end subroutine absmax_n
   subroutine copy_fn(oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
     type(MPI_Comm) :: oldcomm
     integer :: comm_keyval, ierror
@@ -71,10 +77,7 @@ contains
     type(c_ptr), value :: invec, inoutvec
     integer(kind=MPI_COUNT_KIND) :: len
     type(MPI_Datatype) :: datatype
-    integer, pointer :: a(:), b(:)
-    call c_f_pointer(invec, a, [len])
-    call c_f_pointer(inoutvec, b, [len])
-    if (datatype == MPI_INTEGER) b = max(abs(a), abs(b))
+    call absmax_n(invec, inoutvec, len, datatype)
   end subroutine absmax_c
 end module f08_cb
 
