@@ -72,7 +72,7 @@ void mp_f_file_create_errhandler(void *fn, MPI_Fint *errhandler, MPI_Fint *ierro
 }
 MP_F_EXPORT(mp_f_file_create_errhandler, "file_create_errhandler", "FILE_CREATE_ERRHANDLER")
 
-/* MPI_REGISTER_DATAREP: the extent function (DATATYPE, EXTENT, EXTRA_STATE, IERROR) goes
+/* MPI_REGISTER_DATAREP (and mpi_f08's MPI_Register_datarep_c): the extent function (DATATYPE, EXTENT, EXTRA_STATE, IERROR) goes
  * through a trampoline with a record that lives as long as the registration (the process).
  * Conversion functions other than MPI_CONVERSION_FN_NULL are passed on as non-NULL markers:
  * the library refuses views on such representations, so they are never called. */
@@ -95,24 +95,55 @@ static int mp_f_conversion_marker(void *userbuf, MPI_Datatype type, int count, v
     return MPI_ERR_UNSUPPORTED_DATAREP;
 }
 
-void mp_f_register_datarep(const char *datarep, void *read_fn, void *write_fn, void *extent_fn,
-                           MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len);
-void mp_f_register_datarep(const char *datarep, void *read_fn, void *write_fn, void *extent_fn,
-                           MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len)
+static int mp_f_conversion_marker_c(void *userbuf, MPI_Datatype type, MPI_Count count,
+                                    void *filebuf, MPI_Offset position, void *extra)
+{
+    return MPI_ERR_UNSUPPORTED_DATAREP;
+}
+
+/* Both forms; large says whether the conversion functions take MPI_Count counts (the
+ * mpi_f08 MPI_Register_datarep_c). */
+static void register_datarep(const char *datarep, void *read_fn, void *write_fn,
+                             void *extent_fn, MPI_Aint *extra, MPI_Fint *ierror,
+                             size_t datarep_len, int large)
 {
     char *name = mp_f_str_in(datarep, datarep_len, 1);
     mp_f_datarep *r = mp_malloc(sizeof *r);
     r->extent = (mp_f_extent_fn *)extent_fn;
     r->extra = extra;
     void *null = (void *)mp_f_conversion_fn_null;
-    *ierror = PMPI_Register_datarep(name, read_fn == null ? NULL : mp_f_conversion_marker,
-                                    write_fn == null ? NULL : mp_f_conversion_marker,
-                                    mp_f_extent_tramp, r);
+    if (large)
+        *ierror = PMPI_Register_datarep_c(name, read_fn == null ? NULL : mp_f_conversion_marker_c,
+                                          write_fn == null ? NULL : mp_f_conversion_marker_c,
+                                          mp_f_extent_tramp, r);
+    else
+        *ierror = PMPI_Register_datarep(name, read_fn == null ? NULL : mp_f_conversion_marker,
+                                        write_fn == null ? NULL : mp_f_conversion_marker,
+                                        mp_f_extent_tramp, r);
     if (*ierror != MPI_SUCCESS)
         free(r);
     free(name);
 }
+
+void mp_f_register_datarep(const char *datarep, void *read_fn, void *write_fn, void *extent_fn,
+                           MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len);
+void mp_f_register_datarep(const char *datarep, void *read_fn, void *write_fn, void *extent_fn,
+                           MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len)
+{
+    register_datarep(datarep, read_fn, write_fn, extent_fn, extra, ierror, datarep_len, 0);
+}
 MP_F_EXPORT(mp_f_register_datarep, "register_datarep", "REGISTER_DATAREP")
+
+void mp_f_register_datarep_c(const char *datarep, void *read_fn, void *write_fn,
+                             void *extent_fn, MPI_Aint *extra, MPI_Fint *ierror,
+                             size_t datarep_len);
+void mp_f_register_datarep_c(const char *datarep, void *read_fn, void *write_fn,
+                             void *extent_fn, MPI_Aint *extra, MPI_Fint *ierror,
+                             size_t datarep_len)
+{
+    register_datarep(datarep, read_fn, write_fn, extent_fn, extra, ierror, datarep_len, 1);
+}
+MP_F_EXPORT(mp_f_register_datarep_c, "register_datarep_c", "REGISTER_DATAREP_C")
 
 /* ---- Generalized requests ---- */
 typedef void (mp_f_query_fn)(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);

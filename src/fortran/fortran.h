@@ -1,4 +1,4 @@
-/* fortran.h -- helpers shared by the Fortran entry points (mpif.h and `use mpi`).  MemPI, BSD-3-Clause (see LICENSE).
+/* fortran.h -- helpers shared by the Fortran entry points (mpif.h, `use mpi`, `use mpi_f08`).  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Fortran passes every argument by reference and returns errors through a trailing INTEGER
  * IERROR, so each Fortran entry point is a small C function that dereferences its arguments,
@@ -15,11 +15,15 @@
  *   - The Fortran status (INTEGER(MPI_STATUS_SIZE) = 5) has exactly the layout of MPI_Status,
  *     so a status array is a MPI_Status pointer.
  *
+ * mpi_f08 (tools/gen-fortran-f08) calls these same entry points, through C shims that turn
+ * its CFI descriptors into addresses (mp_f08_buf_in below, f08.c).
+ *
  * Sentinels.  mpif.h declares MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, ... as variables in
  * common blocks, the same blocks as MPICH's mpif.h.  The library defines those common blocks
  * (sentinels.c), so a Fortran program -- built against MemPI's mpif.h or MPICH's -- and the
  * library agree on their addresses, and an entry point recognises a sentinel by comparing the
- * address it received (mp_f_buf, mp_f_status, ...).
+ * address it received (mp_f_buf, mp_f_status, ...).  mpi_f08's MPI_BOTTOM, MPI_IN_PLACE and
+ * MPI_STATUS(ES)_IGNORE are mpi.h's MPIR_F08_* objects instead, recognised beside them.
  *
  * Symbol names.  Compilers decorate Fortran names differently; MP_F_EXPORT gives one function
  * all the usual forms: pmpi_send_, pmpi_send__, pmpi_send, PMPI_SEND (strong) and the same
@@ -68,17 +72,21 @@ extern MPI_Fint mpifcmb9_ MP_F_EXPORTED;     /* /MPIFCMB9/ MPI_WEIGHTS_EMPTY */
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become their C values. */
 static inline void *mp_f_buf(const void *p)
 {
-    if (p == (const void *)&mpipriv1_.bottom) return MPI_BOTTOM;
-    if (p == (const void *)&mpipriv1_.in_place) return MPI_IN_PLACE;
+    if (p == (const void *)&mpipriv1_.bottom || p == (const void *)&MPIR_F08_MPI_BOTTOM)
+        return MPI_BOTTOM;
+    if (p == (const void *)&mpipriv1_.in_place || p == (const void *)&MPIR_F08_MPI_IN_PLACE)
+        return MPI_IN_PLACE;
     return (void *)p;
 }
 static inline MPI_Status *mp_f_status(MPI_Fint *s)
 {
-    return s == mpipriv1_.status_ignore ? MPI_STATUS_IGNORE : (MPI_Status *)s;
+    return s == mpipriv1_.status_ignore || s == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ
+               ? MPI_STATUS_IGNORE : (MPI_Status *)s;
 }
 static inline MPI_Status *mp_f_statuses(MPI_Fint *s)
 {
-    return s == mpipriv2_.statuses_ignore ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
+    return s == mpipriv2_.statuses_ignore || s == (MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ
+               ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
 }
 static inline int *mp_f_errcodes(MPI_Fint *e)
 {
@@ -90,6 +98,33 @@ static inline int *mp_f_weights(const MPI_Fint *w)
     if (w == &mpifcmb9_) return MPI_WEIGHTS_EMPTY;
     return (int *)w;
 }
+
+/* ---- Choice buffers of the mpi_f08 binding (f08.c) ----
+ * mpi_f08 passes a choice buffer as a CFI descriptor; mp_f08_buf_in turns it into the
+ * address the mpif.h entry point takes.  A contiguous buffer (and every buffer in ADDRESS
+ * mode) passes its base address.  A noncontiguous array section is packed into a temporary
+ * in COPY mode (blocking calls; with copy_out, mp_f08_buf_done unpacks it after a successful
+ * call) and refused with MPI_ERR_BUFFER in RETAIN mode (calls that keep using the buffer
+ * after they return), raised through the handler of the communicator, window or file the
+ * call names (owner_kind and owner, NULL for none).  Available where the C compiler has
+ * gfortran's ISO_Fortran_binding.h, whose descriptor layout the module compiler shares. */
+#if defined(__has_include)
+#if __has_include(<ISO_Fortran_binding.h>)
+#define MP_F08_CFI 1
+#include <ISO_Fortran_binding.h>
+enum { MP_F08_ADDRESS, MP_F08_COPY, MP_F08_RETAIN };
+enum { MP_F08_COMM, MP_F08_WIN, MP_F08_FILE };
+typedef struct mp_f08_buf {
+    void *addr;                  /* what the entry point receives */
+    CFI_cdesc_t *desc;           /* the section to unpack into, when tmp is set */
+    void *tmp;                   /* packed copy of a noncontiguous section, or NULL */
+    int copy_out;
+} mp_f08_buf;
+int  mp_f08_buf_in(mp_f08_buf *b, CFI_cdesc_t *d, int mode, int copy_out, const char *func,
+                   const char *arg, int owner_kind, const MPI_Fint *owner);
+void mp_f08_buf_done(mp_f08_buf *b, int ok);
+#endif
+#endif
 
 /* ---- CHARACTER arguments (strings.c) ---- */
 /* Malloc'd C copy of a Fortran string without trailing (and, if trim_leading, leading)

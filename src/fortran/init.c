@@ -93,7 +93,7 @@ MP_F_EXPORT(mp_f_f_sync_reg, "f_sync_reg", "F_SYNC_REG")
 static void sizeof_out(MPI_Fint *size, MPI_Fint *ierror, MPI_Fint bytes)
 {
     *size = bytes;
-    *ierror = MPI_SUCCESS;
+    if (ierror) *ierror = MPI_SUCCESS;      /* optional in mpi_f08 */
 }
 
 void mempi_sizeof_i1_(void *x, MPI_Fint *size, MPI_Fint *ierror) MP_F_EXPORTED;

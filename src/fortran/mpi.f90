@@ -4,13 +4,14 @@
 ! library recognises by address) and function types, compiled by mk/fortran.mk with the
 ! project's gfortran into build/include/mpi.mod, where mpifort's -I finds it.
 !
-! MPI procedures are left with implicit interfaces, as in mpif.h, so that choice buffers of
-! any type, kind and rank are accepted the way legacy and NAS-style codes pass them.  The
-! module therefore adds no checking over mpif.h; it exists so that `use mpi` programs build
-! unchanged.  It adds MPI_SIZEOF, which needs a generic interface: one specific per intrinsic
-! type and kind gfortran has (INTEGER 1-16, REAL and COMPLEX 4, 8, 16 and the x87 kind 10,
-! LOGICAL 1-16, CHARACTER kinds 1 and 4), so that it compiles for every variable a program
-! can declare.  The file goes through the C preprocessor (-cpp) for one condition: kind 10
+! MPI procedures have explicit interfaces (MPI 4.0 sec. 19.1.3), generated from mpi.h by
+! tools/gen-fortran-f08 into mpi_interfaces.inc, included at the end: every argument is
+! checked except choice buffers, which gfortran's NO_ARG_CHECK lets take any type, kind and
+! rank the way legacy and NAS-style codes pass them (the generator says which few procedures
+! stay implicit, and why).  The module adds MPI_SIZEOF, which needs a generic interface: one
+! specific per intrinsic type and kind gfortran has (INTEGER 1-16, REAL and COMPLEX 4, 8, 16
+! and the x87 kind 10, LOGICAL 1-16, CHARACTER kinds 1 and 4), so that it compiles for every
+! variable a program can declare.  The file goes through the C preprocessor (-cpp) for one condition: kind 10
 ! exists only where gfortran defines __GFC_REAL_10__ (x86).
 module mpi
   implicit none
@@ -103,4 +104,6 @@ module mpi
       integer, intent(out) :: size, ierror
     end subroutine mempi_sizeof_ch4
   end interface MPI_SIZEOF
+
+  include 'mpi_interfaces.inc'
 end module mpi

@@ -18,9 +18,11 @@
  * Each sets SIZE to the bytes of one element of its type, as MPICH's do (for CHARACTER, 1
  * whatever the length), and IERROR to MPI_SUCCESS.
  *
- * Not served: the mpi_f08 module, which MemPI does not implement; a program built with `use
- * mpi_f08` fails to load, and the loader names the first missing symbol.  It is not part of
- * libmpi (the build compiles src/fortran/mpich/ on its own, mk/mpichfort.mk).
+ * Not served: MPICH's mpi_f08 module, whose programs call procedures of MPICH's own Fortran
+ * library (MemPI's mpi_f08 is another module, built for mpifort); a program built with
+ * mpif90.mpich and `use mpi_f08` fails to load, and the loader names the first missing
+ * symbol.  It is not part of libmpi (the build compiles src/fortran/mpich/ on its own,
+ * mk/mpichfort.mk).
  */
 #include <mpi.h>
 
