@@ -206,4 +206,9 @@ static inline int mp_ret(mp_comm *comm, const char *func, int err)
 
 #include "binding_gen.h"
 
+/* MPI 4.1 entry points whose descriptions pass handles as well as objects. */
+int mp_do_type_get_value_index(const char *F, MPI_Datatype value, MPI_Datatype index,
+                               MPI_Datatype *pair);
+int mp_do_remove_error(const char *F, int what, int value);
+
 #endif

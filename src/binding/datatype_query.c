@@ -315,3 +315,18 @@ int mp_do_type_create_f90_integer(const char *F, int r, MPI_Datatype *newtype)
         return mp_error(NULL, MPI_ERR_ARG, F, "no integer type has range %d", r);
     return f90_type(F, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, named, newtype);
 }
+
+int mp_do_type_get_value_index(const char *F, MPI_Datatype value, MPI_Datatype index,
+                               MPI_Datatype *pair)
+{
+    static const MPI_Datatype table[][3] = {
+        { MPI_FLOAT, MPI_INT, MPI_FLOAT_INT },   { MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT },
+        { MPI_LONG, MPI_INT, MPI_LONG_INT },     { MPI_SHORT, MPI_INT, MPI_SHORT_INT },
+        { MPI_INT, MPI_INT, MPI_2INT },          { MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT },
+    };
+    *pair = MPI_DATATYPE_NULL;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i][0] == value && table[i][1] == index)
+            *pair = table[i][2];
+    return MPI_SUCCESS;
+}

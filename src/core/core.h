@@ -383,6 +383,11 @@ int  mp_error_add_class(int *cls);
 int  mp_error_add_code(int cls, int *code);
 int  mp_error_add_string(int code, const char *text);   /* MPI_ERR_ARG if not addable */
 int  mp_error_last_used(void);                          /* MPI_LASTUSEDCODE */
+/* MPI 4.1 removal: MPI_ERR_ARG if not a live user-defined one, MPI_ERR_OTHER if a string (or,
+ * for a class, a code) still depends on it. */
+int  mp_error_remove_string(int code);
+int  mp_error_remove_code(int code);
+int  mp_error_remove_class(int cls);
 /* Hook for the comm layer: calls a user errhandler (returns 0 if `eh` is not a user one). */
 extern int (*mp_errhandler_invoke_hook)(mp_comm *comm, int eh, int code);
 void mp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
