@@ -313,6 +313,8 @@ int mp_do_comm_create_from_group(const char *F, mp_group *g, const char *stringt
     int err = from_group_args(F, errhandler, g, "group");
     if (!err)
         err = mp_comm_from_group(g, stringtag, &c);
+    if (!err && c)
+        c->session_bbuf = g->session_bbuf;
     return from_group_finish(err, c, info, errhandler, newcomm);
 }
 
@@ -335,5 +337,7 @@ int mp_do_intercomm_create_from_groups(const char *F, mp_group *lg, int local_le
         return mp_err(F, MPI_ERR_GROUP, "the local and remote groups overlap (the calling "
                       "process is in both)");
     err = mp_intercomm_from_groups(lg, local_leader, rg, remote_leader, stringtag, &c);
+    if (!err && c)
+        c->session_bbuf = lg->session_bbuf;
     return from_group_finish(err, c, info, errhandler, newintercomm);
 }

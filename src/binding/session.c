@@ -97,6 +97,7 @@ int mp_do_group_from_session_pset(const char *F, mp_session *session, const char
                                   MPI_Group *newgroup)
 {
     mp_group *g = mp_pset_group(mp_pset_find(pset_name));
+    g->session_bbuf = session->bbuf;   /* its communicators send buffered through it */
     if (!mp_group_publish(g)) {
         mp_group_release(g);
         return mp_err(F, MPI_ERR_NO_MEM, "too many groups");

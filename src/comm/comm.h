@@ -266,6 +266,7 @@ typedef struct mp_session {
     int handle;
     int errhandler;                   /* a handle with one reference */
     MPI_Info info;                    /* info_used: the caller's hints, thread_level provided */
+    mp_bbuf *bbuf;                    /* MPI_Session_attach_buffer's, for its communicators */
 } mp_session;
 mp_session *mp_session_create(MPI_Info info, int errhandler, int thread_level); /* NULL: full */
 mp_session *mp_session_get(MPI_Session h);       /* NULL if not a live session */

@@ -36,6 +36,7 @@ mp_session *mp_session_create(MPI_Info info, int errhandler, int thread_level)
     s->info = mp_info_publish(used);
     mp_errhandler_retain(errhandler);
     s->errhandler = errhandler;
+    s->bbuf = mp_bbuf_new();
     return s;
 }
 
@@ -54,6 +55,7 @@ void mp_session_set_errhandler(mp_session *s, int errhandler)
 void mp_session_destroy(mp_session *s)
 {
     mp_table_remove(&session_table, s->handle);
+    mp_bbuf_free(s->bbuf);
     mp_errhandler_release(s->errhandler);
     mp_info_free_handle(s->info);
     free(s);

@@ -77,12 +77,14 @@ typedef struct mp_proc {              /* one per rank of MPI_COMM_WORLD */
 typedef struct mp_attr mp_attr;       /* defined by the comm layer */
 typedef struct mp_topo mp_topo;       /* defined by the comm layer */
 
+typedef struct mp_bbuf mp_bbuf;      /* pt2pt/bsend.c */
 typedef struct mp_group {
     int handle;
     int size;
     int rank;                         /* this process's rank in the group, or MPI_UNDEFINED */
     int *world;                       /* group rank -> world rank */
     atomic_int refs;
+    struct mp_bbuf *session_bbuf;     /* a process set's group: its session's send buffer */
 } mp_group;
 
 typedef struct mp_comm {
@@ -108,6 +110,9 @@ typedef struct mp_comm {
     int *node_leader;                 /* node index -> lowest rank on that node */
     int my_node, local_rank, local_size;
     void *coll_state;                 /* owned by the coll layer */
+    /* Buffered sends (pt2pt/bsend.c): the buffer attached to this communicator (NULL until
+     * MPI_Comm_attach_buffer), and that of the session it derives from (NULL: none). */
+    struct mp_bbuf *bbuf, *session_bbuf;
 } mp_comm;
 
 /* The process-wide state of the job. */
