@@ -17,13 +17,12 @@
  *     cast to pointers; MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY and the Fortran status sentinels are
  *     data symbols that the library exports (src/binding/abi_globals.c).
  *
- * MPI_VERSION/MPI_SUBVERSION say 4.0, the level of MPICH 4.0.2's header: MemPI implements the
- * MPI-4.0 additions that clients probe the version for (large-count "_c" forms, persistent
- * collectives, Isendrecv, Comm_create_from_group, the MPI-4 split types, MPI_ERRORS_ABORT, info
- * strings).  Everything MPICH 4.0.2 declares is declared here, so that MPICH-built binaries
- * resolve every symbol; what is not implemented (one-sided, I/O, dynamic processes, MPI_T,
- * sessions, partitioned communication) is generated as stubs that raise
- * MPI_ERR_UNSUPPORTED_OPERATION (tools/gen-unsupported) and listed as missing in README.md.
+ * MPI_VERSION/MPI_SUBVERSION say 4.1.  Everything MPICH 4.0.2 declares is declared here, so
+ * that MPICH-built binaries resolve every symbol, and so are MPI 4.1's additions with the
+ * values MPICH 4.1 and later give them (MPI_BUFFER_AUTOMATIC, MPI_COMM_TYPE_RESOURCE_GUIDED,
+ * MPI_COMBINER_VALUE_INDEX, MPI_T_ERR_NOT_ACCESSIBLE, MPI_ERR_ERRHANDLER).  A declared
+ * function MemPI does not implement is generated as a stub that raises
+ * MPI_ERR_UNSUPPORTED_OPERATION (tools/gen-unsupported) and is listed in README.md.
  *
  * Every function has one prototype per line -- `ret MPI_Xxx(params) MPI_API;` -- and the same
  * for its profiling name PMPI_Xxx at the end of the file; tools/gen-unsupported parses these
@@ -50,9 +49,9 @@ extern "C" {
 #define MEMPI_VERSION_STRING "0.1.0"
 #define MEMPI_NUMVERSION 100            /* major * 10000 + minor * 100 + patch */
 
-/* MPI standard level MemPI reports (see the design note for what of MPI-4.0 is missing). */
+/* MPI standard level MemPI reports (README.md's feature table says what of it is missing). */
 #define MPI_VERSION    4
-#define MPI_SUBVERSION 0
+#define MPI_SUBVERSION 1
 
 /* ============================================================================================
  * Basic types
