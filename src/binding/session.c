@@ -64,8 +64,8 @@ int mp_do_session_finalize(const char *F, mp_session *session)
 int mp_do_session_get_nth_pset(const char *F, mp_session *session, MPI_Info info, int n,
                                int *pset_len, char *pset_name)
 {
-    const char *name = mp_pset_name(n);
-    int need = (int)strlen(name) + 1;
+    char name[MPI_MAX_PSET_NAME_LEN];
+    int need = mp_pset_name(n, name, sizeof name) + 1;
     if (*pset_len > 0) {
         int k = need < *pset_len ? need : *pset_len;
         memcpy(pset_name, name, (size_t)(k - 1));

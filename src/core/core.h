@@ -159,6 +159,16 @@ int  mp_nodes_nhosts(void);           /* number of physical hosts in the job */
  * hosts on the same machine and CPU set (network namespaces, containers).  >= local_size. */
 int  mp_nodes_machine_size(void);
 
+/* Hardware levels below the node (hwres.c, through hwloc when it is there): level indices
+ * 0..mp_hw_levels()-1 named as hwloc names them ("Package", "L3Cache", "NUMANode", "Core").
+ * mp_hw_find_level takes a name with or without "hwloc://", any case (-1: none such);
+ * mp_hw_instance is the index of the one instance this process is restricted to, -1 when it
+ * is not restricted to one, -2 when the level is unknown here (no hwloc). */
+int  mp_hw_levels(void);
+const char *mp_hw_level_name(int level);
+int  mp_hw_find_level(const char *name);
+int  mp_hw_instance(int level);
+
 /* ---------------------------------------------------------------------------------------------
  * Requests
  * ------------------------------------------------------------------------------------------- */
