@@ -213,5 +213,6 @@ int mp_do_remove_error(const char *F, int what, int value);
 int mp_do_bbuf_attach(const char *F, mp_bbuf *b, void *buffer, MPI_Aint size);
 int mp_do_bbuf_detach(const char *F, mp_bbuf *b, void *buffer_addr, MPI_Aint *size);
 mp_bbuf *mp_comm_bbuf(mp_comm *comm);
+int mp_t_info(int rc, MPI_Info *info);
 
 #endif

@@ -544,6 +544,35 @@ extern mp_stats mp_stat;
  * (MPI_T_ERR_NOT_INITIALIZED outside MPI_T_init_thread/MPI_T_finalize) and is thread safe.
  * ------------------------------------------------------------------------------------------- */
 int mp_t_init(int required, int *provided);
+/* Events (MPI 4.0 15.3.8) that point-to-point raises while a tool has a callback for them. */
+enum { MP_T_EVENT_UNEXPECTED, MP_T_EVENT_RNDV_START, MP_T_NEVENTS };
+extern atomic_int mp_t_event_wanted[MP_T_NEVENTS];
+void mp_t_event_raise(int event, int world_peer, int peer, int tag, int ctx, size_t bytes);
+static inline void mp_t_event(int event, int world_peer, int peer, int tag, int ctx,
+                              size_t bytes)
+{
+    if (atomic_load_explicit(&mp_t_event_wanted[event], memory_order_relaxed))
+        mp_t_event_raise(event, world_peer, peer, tag, ctx, bytes);
+}
+int mp_t_event_get_num(int *num);
+int mp_t_event_get_info(int index, char *name, int *name_len, int *verbosity,
+                        MPI_Datatype types[], MPI_Aint displs[], int *num_elements,
+                        MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind);
+int mp_t_event_get_index(const char *name, int *index);
+int mp_t_event_handle_alloc(int index, MPI_T_event_registration *reg);
+int mp_t_event_handle_free(MPI_T_event_registration reg, void *user_data,
+                           MPI_T_event_free_cb_function *free_cb);
+int mp_t_event_register_callback(MPI_T_event_registration reg, int safety, void *user_data,
+                                 MPI_T_event_cb_function *cb);
+int mp_t_event_set_dropped_handler(MPI_T_event_registration reg,
+                                   MPI_T_event_dropped_cb_function *dropped);
+int mp_t_event_reg_check(MPI_T_event_registration reg, int safety);   /* safety 0: any */
+/* what: 0 read element `element` into buf, 1 copy, 2 time stamp, 3 source index. */
+int mp_t_event_instance(MPI_T_event_instance e, int what, int element, void *buf);
+int mp_t_source_get_num(int *num);
+int mp_t_source_get_info(int index, char *name, int *name_len, char *desc, int *desc_len,
+                         MPI_T_source_order *ordering, MPI_Count *ticks, MPI_Count *max_ticks);
+int mp_t_source_get_timestamp(int index, MPI_Count *timestamp);
 int mp_t_finalize(void);
 int mp_t_cvar_get_num(int *num);
 int mp_t_cvar_get_info(int index, char *name, int *name_len, int *verbosity,
