@@ -192,6 +192,16 @@ static void put_string(const char *src, char *dst, int *len)
 /* An optional output argument: set unless the caller passed NULL. */
 #define OUT(p, v) do { if ((p) != NULL) *(p) = (v); } while (0)
 
+/* The MPI_T_*_get_num calls: how many there are of a kind. */
+static int count_out(int *num, int n)
+{
+    LOCKED_CHECK();
+    if (num == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *num = n;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
 /* Frees a performance-variable session and its handles (unlinked by the caller). */
 static void session_destroy(struct mp_t_pvar_session *s)
 {
@@ -381,11 +391,7 @@ static void events_clear(void)
 
 int mp_t_event_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = MP_T_NEVENTS;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, MP_T_NEVENTS);
 }
 
 int mp_t_event_get_info(int index, char *name, int *name_len, int *verbosity,
@@ -525,11 +531,7 @@ int mp_t_event_instance(MPI_T_event_instance e, int what, int element, void *buf
 
 int mp_t_source_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = 1;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, 1);
 }
 
 int mp_t_source_get_info(int index, char *name, int *name_len, char *desc, int *desc_len,
@@ -588,11 +590,7 @@ static int cvar_scope(const mp_config_var *v)
 
 int mp_t_cvar_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = nenums;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, nenums);
 }
 
 int mp_t_cvar_get_info(int index, char *name, int *name_len, int *verbosity,
@@ -782,11 +780,7 @@ int mp_t_enum_get_item(MPI_T_enum e, int index, int *value, char *name, int *nam
 /* ---- performance variables -------------------------------------------------------------- */
 int mp_t_pvar_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = NPVAR;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, NPVAR);
 }
 
 int mp_t_pvar_get_info(int index, char *name, int *name_len, int *verbosity, int *var_class,
@@ -997,11 +991,7 @@ int mp_t_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const 
 /* ---- categories ------------------------------------------------------------------------- */
 int mp_t_category_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = NCAT;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, NCAT);
 }
 
 /* Members of category cat: cvars (kind 0) or pvars (kind 1); writes up to len indices. */
