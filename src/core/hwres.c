@@ -19,7 +19,7 @@
 #include <strings.h>
 #include <string.h>
 
-#if defined(__has_include)
+#if defined(__has_include) && !defined(MEMPI_NO_HWLOC)   /* the latter: test the fallback */
 #if __has_include(<hwloc.h>)
 #include <hwloc.h>
 #define MP_HAVE_HWLOC_H 1
