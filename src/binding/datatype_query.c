@@ -105,12 +105,14 @@ int mp_do_type_set_name(const char *F, MPI_Datatype datatype, const char *type_n
 
 int mp_do_type_get_name(const char *F, MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    mp_datatype *dt;
+    mp_datatype *dt = NULL;
     int err;
-    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "type_name", type_name))
-        || (err = mp_dtarg_ptr(F, "resultlen", resultlen)))
+    if ((datatype != MPI_DATATYPE_NULL && (err = query_type(F, datatype, &dt))) ||
+        (err = mp_dtarg_ptr(F, "type_name", type_name)) ||
+        (err = mp_dtarg_ptr(F, "resultlen", resultlen)))
         return err;
-    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", dt->name);
+    /* MPI 4.1 7.8: the null handle's name is "MPI_DATATYPE_NULL". */
+    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", dt ? dt->name : "MPI_DATATYPE_NULL");
     *resultlen = (int)strlen(type_name);
     return MPI_SUCCESS;
 }

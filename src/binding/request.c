@@ -421,8 +421,10 @@ int mp_do_request_get_status_any(const char *F, int count, const MPI_Request req
     }
     *flag = !any;
     *index = MPI_UNDEFINED;
-    if (!any)
+    if (!any && status != MPI_STATUS_IGNORE) {   /* empty, its error field too (as MPICH) */
         empty_status(status);
+        status->MPI_ERROR = MPI_SUCCESS;
+    }
     return MPI_SUCCESS;
 }
 

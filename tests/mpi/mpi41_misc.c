@@ -17,12 +17,14 @@
  *   - error classes, codes and strings are removed in dependency order: a class with a code
  *     or a string, and a code with a string, cannot be; removed ones cannot be removed again
  *     nor given codes; predefined ones cannot be removed;
+ *   - the null handles' names (MPI_COMM_NULL, MPI_DATATYPE_NULL, MPI_WIN_NULL: MPI 4.1 7.8);
  *   - MPI_Get_version says 4.1, as MPI_VERSION/MPI_SUBVERSION do.
  * MPICH 4.0.2 has none of these functions (MPI 4.1): no cross-check.
  */
 #include <mpi.h>
 #include "check.h"
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -96,12 +98,29 @@ int main(int argc, char **argv)
     CHECK(flag == 1 && index == 0 && st.MPI_SOURCE == 0, "any: %d/%d/%d", flag, index,
           st.MPI_SOURCE);
     CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
+    st.MPI_ERROR = MPI_ERR_OTHER;
     CHECK_MPI(MPI_Request_get_status_any(n, reqs, &index, &flag, &st));
-    CHECK(flag == 1 && index == MPI_UNDEFINED, "any of null requests: %d/%d", flag, index);
+    CHECK(flag == 1 && index == MPI_UNDEFINED && st.MPI_SOURCE == MPI_ANY_SOURCE &&
+          st.MPI_TAG == MPI_ANY_TAG && st.MPI_ERROR == MPI_SUCCESS,
+          "any of null requests: %d/%d, empty status %d/%d/%d", flag, index, st.MPI_SOURCE,
+          st.MPI_TAG, st.MPI_ERROR);
     CHECK_MPI(MPI_Request_get_status_some(n, reqs, &outcount, idx, sts));
     CHECK(outcount == MPI_UNDEFINED, "some of null requests: %d", outcount);
     CHECK_MPI(MPI_Request_get_status_all(n, reqs, &flag, sts));
     CHECK(flag == 1, "all of null requests: %d", flag);
+
+    /* Names of null handles. */
+    char name[MPI_MAX_OBJECT_NAME];
+    int nlen;
+    CHECK_MPI(MPI_Comm_get_name(MPI_COMM_NULL, name, &nlen));
+    CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && nlen == 13, "MPI_COMM_NULL's name: %s", name);
+    CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &nlen));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0, "MPI_DATATYPE_NULL's name: %s", name);
+    CHECK_MPI(MPI_Win_get_name(MPI_WIN_NULL, name, &nlen));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0, "MPI_WIN_NULL's name: %s", name);
+    CHECK_MPI(MPI_Comm_get_name(MPI_COMM_WORLD, name, &nlen));
+    CHECK(strcmp(name, "MPI_COMM_WORLD") == 0, "MPI_COMM_WORLD's name: %s", name);
+    CHECK_CLASS(MPI_Comm_get_name((MPI_Comm)0x12345, name, &nlen), MPI_ERR_COMM);
 
     /* Value-index pair types. */
     static const MPI_Datatype pairs[][3] = {
