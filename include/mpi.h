@@ -17,13 +17,12 @@
  *     cast to pointers; MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY and the Fortran status sentinels are
  *     data symbols that the library exports (src/binding/abi_globals.c).
  *
- * MPI_VERSION/MPI_SUBVERSION say 4.0, the level of MPICH 4.0.2's header: MemPI implements the
- * MPI-4.0 additions that clients probe the version for (large-count "_c" forms, persistent
- * collectives, Isendrecv, Comm_create_from_group, the MPI-4 split types, MPI_ERRORS_ABORT, info
- * strings).  Everything MPICH 4.0.2 declares is declared here, so that MPICH-built binaries
- * resolve every symbol; what is not implemented (one-sided, I/O, dynamic processes, MPI_T,
- * sessions, partitioned communication) is generated as stubs that raise
- * MPI_ERR_UNSUPPORTED_OPERATION (tools/gen-unsupported) and listed as missing in README.md.
+ * MPI_VERSION/MPI_SUBVERSION say 4.1.  Everything MPICH 4.0.2 declares is declared here, so
+ * that MPICH-built binaries resolve every symbol, and so are MPI 4.1's additions with the
+ * values MPICH 4.1 and later give them (MPI_BUFFER_AUTOMATIC, MPI_COMM_TYPE_RESOURCE_GUIDED,
+ * MPI_COMBINER_VALUE_INDEX, MPI_T_ERR_NOT_ACCESSIBLE, MPI_ERR_ERRHANDLER).  A declared
+ * function MemPI does not implement is generated as a stub that raises
+ * MPI_ERR_UNSUPPORTED_OPERATION (tools/gen-unsupported) and is listed in README.md.
  *
  * Every function has one prototype per line -- `ret MPI_Xxx(params) MPI_API;` -- and the same
  * for its profiling name PMPI_Xxx at the end of the file; tools/gen-unsupported parses these
@@ -50,9 +49,9 @@ extern "C" {
 #define MEMPI_VERSION_STRING "0.1.0"
 #define MEMPI_NUMVERSION 100            /* major * 10000 + minor * 100 + patch */
 
-/* MPI standard level MemPI reports (see the design note for what of MPI-4.0 is missing). */
+/* MPI standard level MemPI reports (README.md's feature table says what of it is missing). */
 #define MPI_VERSION    4
-#define MPI_SUBVERSION 0
+#define MPI_SUBVERSION 1
 
 /* ============================================================================================
  * Basic types
@@ -237,6 +236,7 @@ typedef struct {
 
 #define MPI_BOTTOM           ((void *)0)
 #define MPI_IN_PLACE         ((void *)-1)
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)   /* MPI-4.1: buffered sends allocate as needed */
 #define MPI_STATUS_IGNORE    ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE  ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE  ((int *)0)
@@ -286,6 +286,7 @@ extern int MPIR_F08_MPI_BOTTOM MPI_API;
 #define MPI_COMM_TYPE_SHARED      1
 #define MPI_COMM_TYPE_HW_GUIDED   2
 #define MPI_COMM_TYPE_HW_UNGUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4   /* MPI-4.1 */
 
 /* String lengths (buffers must have room for this many characters) */
 #define MPI_MAX_PROCESSOR_NAME         128
@@ -373,6 +374,7 @@ extern int MPIR_F08_MPI_BOTTOM MPI_API;
 #define MPI_COMBINER_F90_INTEGER      17
 #define MPI_COMBINER_RESIZED          18
 #define MPI_COMBINER_HINDEXED_BLOCK   19
+#define MPI_COMBINER_VALUE_INDEX      20   /* MPI-4.1: MPI_Type_get_value_index */
 
 /* printf formats for MPI_Aint (MPICH offers them; some programs use them) */
 #define MPI_AINT_FMT_DEC_SPEC "%ld"
@@ -460,6 +462,8 @@ extern int MPIR_F08_MPI_BOTTOM MPI_API;
 #define MPI_ERR_PROC_ABORTED          76
 #define MPI_ERR_VALUE_TOO_LARGE       77
 #define MPI_T_ERR_NOT_SUPPORTED       78
+#define MPI_T_ERR_NOT_ACCESSIBLE      79   /* MPI-4.1 */
+#define MPI_ERR_ERRHANDLER            80   /* MPI-4.1 */
 #define MPI_ERR_LASTCODE              0x3fffffff   /* largest valid error code */
 
 /* ============================================================================================
@@ -1290,6 +1294,37 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) MPI_API;
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) MPI_API;
 
+/* ---- MPI-4.1 additions: buffers per communicator and session, status accessors, request
+ * status queries, value-index types, error removal, hardware resources ---- */
+int MPI_Buffer_flush(void) MPI_API;
+int MPI_Buffer_iflush(MPI_Request *request) MPI_API;
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) MPI_API;
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) MPI_API;
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) MPI_API;
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) MPI_API;
+int MPI_Comm_flush_buffer(MPI_Comm comm) MPI_API;
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) MPI_API;
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) MPI_API;
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) MPI_API;
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) MPI_API;
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) MPI_API;
+int MPI_Session_flush_buffer(MPI_Session session) MPI_API;
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) MPI_API;
+int MPI_Get_hw_resource_info(MPI_Info *hw_info) MPI_API;
+int MPI_Remove_error_class(int errorclass) MPI_API;
+int MPI_Remove_error_code(int errorcode) MPI_API;
+int MPI_Remove_error_string(int errorcode) MPI_API;
+int MPI_Status_get_source(const MPI_Status *status, int *source) MPI_API;
+int MPI_Status_get_tag(const MPI_Status *status, int *tag) MPI_API;
+int MPI_Status_get_error(const MPI_Status *status, int *error) MPI_API;
+int MPI_Status_set_source(MPI_Status *status, int source) MPI_API;
+int MPI_Status_set_tag(MPI_Status *status, int tag) MPI_API;
+int MPI_Status_set_error(MPI_Status *status, int error) MPI_API;
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) MPI_API;
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) MPI_API;
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) MPI_API;
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) MPI_API;
+
 /* ============================================================================================
  * Profiling interface: every function again under its PMPI_ name (MPI_ is a weak alias).
  * ========================================================================================== */
@@ -1974,6 +2009,36 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) MPI_API;
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) MPI_API;
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) MPI_API;
+
+/* ---- MPI-4.1 additions ---- */
+int PMPI_Buffer_flush(void) MPI_API;
+int PMPI_Buffer_iflush(MPI_Request *request) MPI_API;
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) MPI_API;
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) MPI_API;
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) MPI_API;
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) MPI_API;
+int PMPI_Comm_flush_buffer(MPI_Comm comm) MPI_API;
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) MPI_API;
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) MPI_API;
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) MPI_API;
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) MPI_API;
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) MPI_API;
+int PMPI_Session_flush_buffer(MPI_Session session) MPI_API;
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) MPI_API;
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info) MPI_API;
+int PMPI_Remove_error_class(int errorclass) MPI_API;
+int PMPI_Remove_error_code(int errorcode) MPI_API;
+int PMPI_Remove_error_string(int errorcode) MPI_API;
+int PMPI_Status_get_source(const MPI_Status *status, int *source) MPI_API;
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag) MPI_API;
+int PMPI_Status_get_error(const MPI_Status *status, int *error) MPI_API;
+int PMPI_Status_set_source(MPI_Status *status, int source) MPI_API;
+int PMPI_Status_set_tag(MPI_Status *status, int tag) MPI_API;
+int PMPI_Status_set_error(MPI_Status *status, int error) MPI_API;
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) MPI_API;
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) MPI_API;
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) MPI_API;
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) MPI_API;
 
 #if defined(__cplusplus)
 }

@@ -9,7 +9,7 @@
 !
 !     Version of the MPI standard
       integer MPI_VERSION, MPI_SUBVERSION
-      parameter (MPI_VERSION = 4, MPI_SUBVERSION = 0)
+      parameter (MPI_VERSION = 4, MPI_SUBVERSION = 1)
 !     Status array: size and indices of the public fields
       integer MPI_STATUS_SIZE
       parameter (MPI_STATUS_SIZE = 5)
@@ -284,6 +284,8 @@
       parameter (MPI_COMM_TYPE_HW_GUIDED = 2)
       integer MPI_COMM_TYPE_HW_UNGUIDED
       parameter (MPI_COMM_TYPE_HW_UNGUIDED = 3)
+      integer MPI_COMM_TYPE_RESOURCE_GUIDED
+      parameter (MPI_COMM_TYPE_RESOURCE_GUIDED = 4)
 !     String lengths (buffers must have room for this many characters)
       integer MPI_MAX_PROCESSOR_NAME
       parameter (MPI_MAX_PROCESSOR_NAME = 127)
@@ -437,6 +439,8 @@
       parameter (MPI_COMBINER_RESIZED = 18)
       integer MPI_COMBINER_HINDEXED_BLOCK
       parameter (MPI_COMBINER_HINDEXED_BLOCK = 19)
+      integer MPI_COMBINER_VALUE_INDEX
+      parameter (MPI_COMBINER_VALUE_INDEX = 20)
 !     printf formats for MPI_Aint (MPICH offers them; some programs us
       integer MPI_SUCCESS
       parameter (MPI_SUCCESS = 0)
@@ -561,6 +565,8 @@
       parameter (MPI_ERR_PROC_ABORTED = 76)
       integer MPI_ERR_VALUE_TOO_LARGE
       parameter (MPI_ERR_VALUE_TOO_LARGE = 77)
+      integer MPI_ERR_ERRHANDLER
+      parameter (MPI_ERR_ERRHANDLER = 80)
       integer MPI_ERR_LASTCODE
       parameter (MPI_ERR_LASTCODE = 1073741823)
 !     Properties of this Fortran binding

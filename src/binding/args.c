@@ -276,6 +276,26 @@ int mp_get_name(const char *src, char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
+/* MPI 4.1 7.8: a null handle's name is the handle's own name.  Other handles are resolved
+ * here, their errors raised through MPI_COMM_WORLD's handler (there is no object). */
+int mp_do_comm_get_name(const char *F, MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    mp_comm *c;
+    if (comm == MPI_COMM_NULL)
+        return mp_get_name("MPI_COMM_NULL", comm_name, resultlen);
+    int err = mp_chk_comm(F, comm, &c);
+    return err ? mp_error_raise(NULL, err, F) : mp_get_name(c->name, comm_name, resultlen);
+}
+
+int mp_do_win_get_name(const char *F, MPI_Win win, char *win_name, int *resultlen)
+{
+    mp_win *w;
+    if (win == MPI_WIN_NULL)
+        return mp_get_name("MPI_WIN_NULL", win_name, resultlen);
+    int err = mp_chk_win(F, win, &w);
+    return err ? mp_error_raise(NULL, err, F) : mp_get_name(mp_win_name(w), win_name, resultlen);
+}
+
 MPI_Aint *mp_counts_widen(mp_counts c, MPI_Aint n)
 {
     MPI_Aint *w = mp_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);

@@ -206,4 +206,13 @@ static inline int mp_ret(mp_comm *comm, const char *func, int err)
 
 #include "binding_gen.h"
 
+/* MPI 4.1 entry points whose descriptions pass handles as well as objects. */
+int mp_do_type_get_value_index(const char *F, MPI_Datatype value, MPI_Datatype index,
+                               MPI_Datatype *pair);
+int mp_do_remove_error(const char *F, int what, int value);
+int mp_do_bbuf_attach(const char *F, mp_bbuf *b, void *buffer, MPI_Aint size);
+int mp_do_bbuf_detach(const char *F, mp_bbuf *b, void *buffer_addr, MPI_Aint *size);
+mp_bbuf *mp_comm_bbuf(mp_comm *comm);
+int mp_t_info(int rc, MPI_Info *info);
+
 #endif

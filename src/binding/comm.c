@@ -158,6 +158,33 @@ static int spans_nodes(const mp_comm *comm)
     return 0;
 }
 
+/* The color of a guided split (MPI 4.1 7.4.2): the instance of hardware level `hw`
+ * ("mpi_shared_memory": the node; a level hwloc names, within the node) this process is
+ * restricted to, or for MPI_COMM_TYPE_RESOURCE_GUIDED's `pset` the process set's members
+ * (named by the set's lowest world rank, so that mpix://SHARED, which differs per node,
+ * splits by node).  MPI_UNDEFINED -- no communicator -- for a level or set
+ * that is unknown or that does not hold this process as one instance. */
+static int guided_color(const mp_comm *comm, const char *hw, const char *pset)
+{
+    int node = mp_world.procs ? mp_world.procs[comm->world[comm->rank]].node : 0;
+    if (hw && strcmp(hw, "mpi_shared_memory") == 0)
+        return node;
+    if (hw) {
+        int level = mp_hw_find_level(hw), inst = level < 0 ? -2 : mp_hw_instance(level);
+        return inst < 0 || node >= 32768 || inst >= 65536 ? MPI_UNDEFINED : node * 65536 + inst;
+    }
+    if (pset) {
+        int n = mp_pset_find(pset);
+        if (n < 0)
+            return MPI_UNDEFINED;
+        mp_group *g = mp_pset_group(n);   /* members in world rank order */
+        int color = g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : g->world[0];
+        mp_group_release(g);
+        return color;
+    }
+    return MPI_UNDEFINED;
+}
+
 int mp_do_comm_split_type(const char *F, mp_comm *comm, int split_type, int key, MPI_Info info,
                           MPI_Comm *newcomm)
 {
@@ -172,9 +199,9 @@ int mp_do_comm_split_type(const char *F, mp_comm *comm, int split_type, int key,
         color = mp_world.procs ? mp_world.procs[comm->world[comm->rank]].node : 0;
         break;
     case MPI_COMM_TYPE_HW_GUIDED:
-        /* the node is the only level of hardware MemPI knows */
-        color = hw && strcmp(hw, "mpi_shared_memory") == 0 && mp_world.procs
-                    ? mp_world.procs[comm->world[comm->rank]].node : MPI_UNDEFINED;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        color = guided_color(comm, hw, split_type == MPI_COMM_TYPE_RESOURCE_GUIDED
+                                           ? mp_info_value(info, "mpi_pset_name") : NULL);
         break;
     case MPI_COMM_TYPE_HW_UNGUIDED:
         /* the result must be a strict subset of comm: the node if comm spans several */
@@ -186,10 +213,11 @@ int mp_do_comm_split_type(const char *F, mp_comm *comm, int split_type, int key,
     }
     int err = split(comm, color, key, &c);
     /* MPI-4: a hardware split names the level it chose in the new communicator's info */
-    if (!err && c &&
-        (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED)) {
+    if (!err && c && split_type != MPI_COMM_TYPE_SHARED && (hw || split_type ==
+                                                            MPI_COMM_TYPE_HW_UNGUIDED)) {
         mp_info *ni = mp_info_alloc();
-        mp_info_put(ni, "mpi_hw_resource_type", "mpi_shared_memory");
+        mp_info_put(ni, "mpi_hw_resource_type",
+                    split_type == MPI_COMM_TYPE_HW_UNGUIDED ? "mpi_shared_memory" : hw);
         c->info = mp_info_publish(ni);
         if (c->info == 0) {
             mp_info_destroy(ni);
@@ -197,6 +225,30 @@ int mp_do_comm_split_type(const char *F, mp_comm *comm, int split_type, int key,
         }
     }
     return publish(err, &c, newcomm);
+}
+
+/* One key per hardware level MemPI knows, valued "true" when this process is restricted to
+ * one instance of it (a guided split then gives it a communicator) and "false" when not:
+ * mpi_shared_memory (always true: a process runs on one node) and the hwloc levels by their
+ * URI ("hwloc://Core"), those only when hwloc is there. */
+int mp_do_get_hw_resource_info(const char *F, MPI_Info *hw_info)
+{
+    mp_info *i = mp_info_alloc();
+    mp_info_put(i, "mpi_shared_memory", "true");
+    for (int level = 0; level < mp_hw_levels(); level++) {
+        int inst = mp_hw_instance(level);
+        char key[64];
+        snprintf(key, sizeof key, "hwloc://%s", mp_hw_level_name(level));
+        if (inst != -2)
+            mp_info_put(i, key, inst >= 0 ? "true" : "false");
+    }
+    int h = mp_info_publish(i);
+    if (!h) {
+        mp_info_destroy(i);
+        return mp_err(F, MPI_ERR_NO_MEM, "too many info objects");
+    }
+    *hw_info = h;
+    return MPI_SUCCESS;
 }
 
 /* Free and disconnect: not of the predefined communicators. */
@@ -313,6 +365,8 @@ int mp_do_comm_create_from_group(const char *F, mp_group *g, const char *stringt
     int err = from_group_args(F, errhandler, g, "group");
     if (!err)
         err = mp_comm_from_group(g, stringtag, &c);
+    if (!err && c)
+        c->session_bbuf = g->session_bbuf;
     return from_group_finish(err, c, info, errhandler, newcomm);
 }
 
@@ -335,5 +389,7 @@ int mp_do_intercomm_create_from_groups(const char *F, mp_group *lg, int local_le
         return mp_err(F, MPI_ERR_GROUP, "the local and remote groups overlap (the calling "
                       "process is in both)");
     err = mp_intercomm_from_groups(lg, local_leader, rg, remote_leader, stringtag, &c);
+    if (!err && c)
+        c->session_bbuf = lg->session_bbuf;
     return from_group_finish(err, c, info, errhandler, newintercomm);
 }

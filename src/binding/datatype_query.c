@@ -105,12 +105,14 @@ int mp_do_type_set_name(const char *F, MPI_Datatype datatype, const char *type_n
 
 int mp_do_type_get_name(const char *F, MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    mp_datatype *dt;
+    mp_datatype *dt = NULL;
     int err;
-    if ((err = query_type(F, datatype, &dt)) || (err = mp_dtarg_ptr(F, "type_name", type_name))
-        || (err = mp_dtarg_ptr(F, "resultlen", resultlen)))
+    if ((datatype != MPI_DATATYPE_NULL && (err = query_type(F, datatype, &dt))) ||
+        (err = mp_dtarg_ptr(F, "type_name", type_name)) ||
+        (err = mp_dtarg_ptr(F, "resultlen", resultlen)))
         return err;
-    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", dt->name);
+    /* MPI 4.1 7.8: the null handle's name is "MPI_DATATYPE_NULL". */
+    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", dt ? dt->name : "MPI_DATATYPE_NULL");
     *resultlen = (int)strlen(type_name);
     return MPI_SUCCESS;
 }
@@ -314,4 +316,19 @@ int mp_do_type_create_f90_integer(const char *F, int r, MPI_Datatype *newtype)
     else
         return mp_error(NULL, MPI_ERR_ARG, F, "no integer type has range %d", r);
     return f90_type(F, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, named, newtype);
+}
+
+int mp_do_type_get_value_index(const char *F, MPI_Datatype value, MPI_Datatype index,
+                               MPI_Datatype *pair)
+{
+    static const MPI_Datatype table[][3] = {
+        { MPI_FLOAT, MPI_INT, MPI_FLOAT_INT },   { MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT },
+        { MPI_LONG, MPI_INT, MPI_LONG_INT },     { MPI_SHORT, MPI_INT, MPI_SHORT_INT },
+        { MPI_INT, MPI_INT, MPI_2INT },          { MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT },
+    };
+    *pair = MPI_DATATYPE_NULL;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i][0] == value && table[i][1] == index)
+            *pair = table[i][2];
+    return MPI_SUCCESS;
 }

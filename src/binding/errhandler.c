@@ -93,6 +93,22 @@ int mp_do_add_error_string(const char *F, int code, const char *string)
     return MPI_SUCCESS;
 }
 
+/* what: 0 a class, 1 a code, 2 the string of a class or code. */
+int mp_do_remove_error(const char *F, int what, int value)
+{
+    static const char *const names[] = { "error class", "error code", "error class or code" };
+    int err = what == 0 ? mp_error_remove_class(value)
+              : what == 1 ? mp_error_remove_code(value) : mp_error_remove_string(value);
+    if (err == MPI_ERR_ARG)
+        return mp_err(F, MPI_ERR_ARG, "invalid %s %d: not a user-defined one (or already "
+                      "removed)", names[what], value);
+    if (err)
+        return mp_err(F, MPI_ERR_OTHER, "%s %d still has %s: remove %s first", names[what],
+                      value, what == 0 ? "a string or error codes" : "a string",
+                      what == 0 ? "them" : "it");
+    return MPI_SUCCESS;
+}
+
 int mp_do_alloc_mem(const char *F, MPI_Aint size, MPI_Info info, void *baseptr)
 {
     void *p = malloc(size ? (size_t)size : 1);

@@ -179,3 +179,19 @@ int mp_do_info_create_env(const char *F, int argc, char *argv[], MPI_Info *info)
     }
     return publish(F, obj, info);
 }
+
+/* MPI_T calls that hand out an info: an empty new one once the call succeeded (rc), none
+ * when the caller passed no place for it. */
+int mp_t_info(int rc, MPI_Info *info)
+{
+    if (rc != MPI_SUCCESS || info == NULL)
+        return rc;
+    mp_info *i = mp_info_alloc();
+    int h = mp_info_publish(i);
+    if (!h) {
+        mp_info_destroy(i);
+        return MPI_T_ERR_MEMORY;
+    }
+    *info = h;
+    return MPI_SUCCESS;
+}

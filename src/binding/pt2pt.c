@@ -212,6 +212,35 @@ int mp_do_mrecv(const char *F, void *buf, MPI_Aint count, MPI_Datatype dth,
 
 /* ---- the buffer of buffered mode, counts --------------------------------------------------- */
 
+/* MPI_BUFFER_AUTOMATIC takes no size; anything else is size bytes at buffer. */
+int mp_do_bbuf_attach(const char *F, mp_bbuf *b, void *buffer, MPI_Aint size)
+{
+    if (buffer != MPI_BUFFER_AUTOMATIC && (size < 0 || (!buffer && size != 0)))
+        return mp_err(F, MPI_ERR_BUFFER, "invalid buffer %p of size %ld", buffer, (long)size);
+    int err = mp_bbuf_attach(b, buffer, buffer == MPI_BUFFER_AUTOMATIC ? 0 : (size_t)size);
+    return err ? mp_err(F, mp_error_class_of(err), "%s", mp_error_message(err)) : MPI_SUCCESS;
+}
+
+int mp_do_bbuf_detach(const char *F, mp_bbuf *b, void *buffer_addr, MPI_Aint *size)
+{
+    void *buf;
+    size_t n;
+    if (!mp_bbuf_attached(b))
+        return mp_err(F, MPI_ERR_BUFFER, "no buffer is attached");
+    mp_bbuf_detach(b, &buf, &n);
+    *(void **)buffer_addr = buf;
+    *size = (MPI_Aint)n;
+    return MPI_SUCCESS;
+}
+
+/* A communicator's own buffer slot, made on first use. */
+mp_bbuf *mp_comm_bbuf(mp_comm *comm)
+{
+    if (comm->bbuf == NULL)
+        comm->bbuf = mp_bbuf_new();
+    return comm->bbuf;
+}
+
 int mp_do_buffer_detach(const char *F, void *buffer_addr, MPI_Aint *size)
 {
     void *buf;

@@ -354,6 +354,25 @@ int mp_do_testsome(const char *F, int incount, MPI_Request reqs[], int *outcount
     return some(F, incount, reqs, outcount, indices, statuses, 0);
 }
 
+/* The status a complete active request will finish with, leaving the request as it is. */
+static void peek_status(mp_request *r, MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    if (r->kind == MP_REQ_GREQ) {
+        mp_greq *g = r->greq;
+        MPI_Status st;
+        mp_status_empty(&st);
+        if (g->query)
+            g->query(g->extra, &st);
+        mp_status_copy(status, &st);
+    } else if (r->kind == MP_REQ_PART) {
+        mp_part_status(r, status);
+    } else {
+        mp_status_copy(status, is_persistent(r) ? &r->inner->status : &r->status);
+    }
+}
+
 int mp_do_request_get_status(const char *F, MPI_Request request, int *flag,
                              MPI_Status *status)
 {
@@ -369,20 +388,89 @@ int mp_do_request_get_status(const char *F, MPI_Request request, int *flag,
     if (!req_done(r))
         mp_progress();
     *flag = req_done(r);
-    if (*flag && status != MPI_STATUS_IGNORE) {
-        if (r->kind == MP_REQ_GREQ) {
-            mp_greq *g = r->greq;
-            MPI_Status st;
-            mp_status_empty(&st);
-            if (g->query)
-                g->query(g->extra, &st);
-            mp_status_copy(status, &st);
-        } else if (r->kind == MP_REQ_PART) {
-            mp_part_status(r, status);
-        } else {
-            mp_status_copy(status, is_persistent(r) ? &r->inner->status : &r->status);
+    if (*flag)
+        peek_status(r, status);
+    return MPI_SUCCESS;
+}
+
+/* MPI 4.1's Request_get_status_any/all/some: Testany/all/some without finishing anything.
+ * A null or inactive request counts as one with an empty status, as in the Test forms. */
+static mp_request *peek_at(const MPI_Request reqs[], int i)
+{
+    mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+    return r && req_active(r) ? r : NULL;
+}
+
+int mp_do_request_get_status_any(const char *F, int count, const MPI_Request reqs[],
+                                 int *index, int *flag, MPI_Status *status)
+{
+    int err = check_array(F, count, reqs);
+    if (err)
+        return err;
+    mp_progress();
+    int any = 0;
+    for (int i = 0; i < count; i++) {
+        mp_request *r = peek_at(reqs, i);
+        any |= r != NULL;
+        if (r && req_done(r)) {
+            *flag = 1;
+            *index = i;
+            peek_status(r, status);
+            return MPI_SUCCESS;
         }
     }
+    *flag = !any;
+    *index = MPI_UNDEFINED;
+    if (!any && status != MPI_STATUS_IGNORE) {   /* empty, its error field too (as MPICH) */
+        empty_status(status);
+        status->MPI_ERROR = MPI_SUCCESS;
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_do_request_get_status_all(const char *F, int count, const MPI_Request reqs[],
+                                 int *flag, MPI_Status statuses[])
+{
+    int err = check_array(F, count, reqs);
+    if (err)
+        return err;
+    mp_progress();
+    for (int i = 0; i < count; i++) {
+        mp_request *r = peek_at(reqs, i);
+        if (r && !req_done(r)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    for (int i = 0; statuses != MPI_STATUSES_IGNORE && i < count; i++) {
+        mp_request *r = peek_at(reqs, i);
+        if (r)
+            peek_status(r, &statuses[i]);
+        else
+            empty_status(&statuses[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_do_request_get_status_some(const char *F, int incount, const MPI_Request reqs[],
+                                  int *outcount, int indices[], MPI_Status statuses[])
+{
+    int err = check_array(F, incount, reqs);
+    if (err)
+        return err;
+    mp_progress();
+    int any = 0, n = 0;
+    for (int i = 0; i < incount; i++) {
+        mp_request *r = peek_at(reqs, i);
+        any |= r != NULL;
+        if (r && req_done(r)) {
+            if (statuses != MPI_STATUSES_IGNORE)
+                peek_status(r, &statuses[n]);
+            indices[n++] = i;
+        }
+    }
+    *outcount = any ? n : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 

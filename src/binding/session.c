@@ -64,8 +64,8 @@ int mp_do_session_finalize(const char *F, mp_session *session)
 int mp_do_session_get_nth_pset(const char *F, mp_session *session, MPI_Info info, int n,
                                int *pset_len, char *pset_name)
 {
-    const char *name = mp_pset_name(n);
-    int need = (int)strlen(name) + 1;
+    char name[MPI_MAX_PSET_NAME_LEN];
+    int need = mp_pset_name(n, name, sizeof name) + 1;
     if (*pset_len > 0) {
         int k = need < *pset_len ? need : *pset_len;
         memcpy(pset_name, name, (size_t)(k - 1));
@@ -97,6 +97,7 @@ int mp_do_group_from_session_pset(const char *F, mp_session *session, const char
                                   MPI_Group *newgroup)
 {
     mp_group *g = mp_pset_group(mp_pset_find(pset_name));
+    g->session_bbuf = session->bbuf;   /* its communicators send buffered through it */
     if (!mp_group_publish(g)) {
         mp_group_release(g);
         return mp_err(F, MPI_ERR_NO_MEM, "too many groups");

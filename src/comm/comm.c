@@ -31,8 +31,16 @@
 
 static mp_comm **inter_local;         /* ctx id -> hidden local comm of an intercommunicator */
 
+/* A communicator's own send buffer goes with it (its messages are waited for first). */
+static void free_bbuf(mp_comm *comm)
+{
+    mp_bbuf_free(comm->bbuf);
+    comm->bbuf = NULL;
+}
+
 int mp_comm_layer_init(void)
 {
+    mp_comm_on_release(free_bbuf);
     mp_ctx_init();
     mp_errhandler_layer_init();
     inter_local = mp_calloc(MP_CTX_IDS, sizeof(mp_comm *));
@@ -70,6 +78,7 @@ mp_comm *mp_comm_build(mp_comm *parent, int ctx, int size, int rank, int *world)
     if (parent) {
         c->errhandler = parent->errhandler;
         mp_errhandler_retain(c->errhandler);
+        c->session_bbuf = parent->session_bbuf;   /* derived communicators stay the session's */
     }
     c->handle = mp_table_insert(&mp_comm_table, c);
     return c;

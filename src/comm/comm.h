@@ -260,12 +260,13 @@ int  mp_errhandler_live(void);                    /* live user handlers (leak te
 
 /* ---------------------------------------------------------------------------------------------
  * Sessions (session.c): MPI 4.0 11.3 objects with an error handler and info, and the process
- * sets every session sees (mpi://WORLD, mpi://SELF).
+ * sets every session sees (mpi://WORLD, mpi://SELF, mpix://SHARED, mpix://NODE/<n>).
  * ------------------------------------------------------------------------------------------- */
 typedef struct mp_session {
     int handle;
     int errhandler;                   /* a handle with one reference */
     MPI_Info info;                    /* info_used: the caller's hints, thread_level provided */
+    mp_bbuf *bbuf;                    /* MPI_Session_attach_buffer's, for its communicators */
 } mp_session;
 mp_session *mp_session_create(MPI_Info info, int errhandler, int thread_level); /* NULL: full */
 mp_session *mp_session_get(MPI_Session h);       /* NULL if not a live session */
@@ -275,7 +276,8 @@ void        mp_session_set_errhandler(mp_session *s, int errhandler);  /* takes 
 int         mp_session_raise(mp_session *s, int code, const char *func);
 int         mp_session_live(void);
 int         mp_pset_count(void);
-const char *mp_pset_name(int n);                  /* 0 <= n < mp_pset_count() */
+/* The name of process set n (0 <= n < mp_pset_count()) into name[len], as snprintf. */
+int         mp_pset_name(int n, char *name, size_t len);
 int         mp_pset_find(const char *name);       /* index, or -1 */
 mp_group   *mp_pset_group(int n);                 /* a new group (one reference) */
 

@@ -77,12 +77,14 @@ typedef struct mp_proc {              /* one per rank of MPI_COMM_WORLD */
 typedef struct mp_attr mp_attr;       /* defined by the comm layer */
 typedef struct mp_topo mp_topo;       /* defined by the comm layer */
 
+typedef struct mp_bbuf mp_bbuf;      /* pt2pt/bsend.c */
 typedef struct mp_group {
     int handle;
     int size;
     int rank;                         /* this process's rank in the group, or MPI_UNDEFINED */
     int *world;                       /* group rank -> world rank */
     atomic_int refs;
+    struct mp_bbuf *session_bbuf;     /* a process set's group: its session's send buffer */
 } mp_group;
 
 typedef struct mp_comm {
@@ -108,6 +110,9 @@ typedef struct mp_comm {
     int *node_leader;                 /* node index -> lowest rank on that node */
     int my_node, local_rank, local_size;
     void *coll_state;                 /* owned by the coll layer */
+    /* Buffered sends (pt2pt/bsend.c): the buffer attached to this communicator (NULL until
+     * MPI_Comm_attach_buffer), and that of the session it derives from (NULL: none). */
+    struct mp_bbuf *bbuf, *session_bbuf;
 } mp_comm;
 
 /* The process-wide state of the job. */
@@ -153,6 +158,16 @@ int  mp_nodes_nhosts(void);           /* number of physical hosts in the job */
 /* Ranks of the job that compete for this rank's processors: its host's, plus those of other
  * hosts on the same machine and CPU set (network namespaces, containers).  >= local_size. */
 int  mp_nodes_machine_size(void);
+
+/* Hardware levels below the node (hwres.c, through hwloc when it is there): level indices
+ * 0..mp_hw_levels()-1 named as hwloc names them ("Package", "L3Cache", "NUMANode", "Core").
+ * mp_hw_find_level takes a name with or without "hwloc://", any case (-1: none such);
+ * mp_hw_instance is the index of the one instance this process is restricted to, -1 when it
+ * is not restricted to one, -2 when the level is unknown here (no hwloc). */
+int  mp_hw_levels(void);
+const char *mp_hw_level_name(int level);
+int  mp_hw_find_level(const char *name);
+int  mp_hw_instance(int level);
 
 /* ---------------------------------------------------------------------------------------------
  * Requests
@@ -383,6 +398,11 @@ int  mp_error_add_class(int *cls);
 int  mp_error_add_code(int cls, int *code);
 int  mp_error_add_string(int code, const char *text);   /* MPI_ERR_ARG if not addable */
 int  mp_error_last_used(void);                          /* MPI_LASTUSEDCODE */
+/* MPI 4.1 removal: MPI_ERR_ARG if not a live user-defined one, MPI_ERR_OTHER if a string (or,
+ * for a class, a code) still depends on it. */
+int  mp_error_remove_string(int code);
+int  mp_error_remove_code(int code);
+int  mp_error_remove_class(int cls);
 /* Hook for the comm layer: calls a user errhandler (returns 0 if `eh` is not a user one). */
 extern int (*mp_errhandler_invoke_hook)(mp_comm *comm, int eh, int code);
 void mp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -524,6 +544,35 @@ extern mp_stats mp_stat;
  * (MPI_T_ERR_NOT_INITIALIZED outside MPI_T_init_thread/MPI_T_finalize) and is thread safe.
  * ------------------------------------------------------------------------------------------- */
 int mp_t_init(int required, int *provided);
+/* Events (MPI 4.0 15.3.8) that point-to-point raises while a tool has a callback for them. */
+enum { MP_T_EVENT_UNEXPECTED, MP_T_EVENT_RNDV_START, MP_T_NEVENTS };
+extern atomic_int mp_t_event_wanted[MP_T_NEVENTS];
+void mp_t_event_raise(int event, int world_peer, int peer, int tag, int ctx, size_t bytes);
+static inline void mp_t_event(int event, int world_peer, int peer, int tag, int ctx,
+                              size_t bytes)
+{
+    if (atomic_load_explicit(&mp_t_event_wanted[event], memory_order_relaxed))
+        mp_t_event_raise(event, world_peer, peer, tag, ctx, bytes);
+}
+int mp_t_event_get_num(int *num);
+int mp_t_event_get_info(int index, char *name, int *name_len, int *verbosity,
+                        MPI_Datatype types[], MPI_Aint displs[], int *num_elements,
+                        MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind);
+int mp_t_event_get_index(const char *name, int *index);
+int mp_t_event_handle_alloc(int index, MPI_T_event_registration *reg);
+int mp_t_event_handle_free(MPI_T_event_registration reg, void *user_data,
+                           MPI_T_event_free_cb_function *free_cb);
+int mp_t_event_register_callback(MPI_T_event_registration reg, int safety, void *user_data,
+                                 MPI_T_event_cb_function *cb);
+int mp_t_event_set_dropped_handler(MPI_T_event_registration reg,
+                                   MPI_T_event_dropped_cb_function *dropped);
+int mp_t_event_reg_check(MPI_T_event_registration reg, int safety);   /* safety 0: any */
+/* what: 0 read element `element` into buf, 1 copy, 2 time stamp, 3 source index. */
+int mp_t_event_instance(MPI_T_event_instance e, int what, int element, void *buf);
+int mp_t_source_get_num(int *num);
+int mp_t_source_get_info(int index, char *name, int *name_len, char *desc, int *desc_len,
+                         MPI_T_source_order *ordering, MPI_Count *ticks, MPI_Count *max_ticks);
+int mp_t_source_get_timestamp(int index, MPI_Count *timestamp);
 int mp_t_finalize(void);
 int mp_t_cvar_get_num(int *num);
 int mp_t_cvar_get_info(int index, char *name, int *name_len, int *verbosity,

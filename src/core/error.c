@@ -8,6 +8,10 @@
  *
  * User-defined classes and codes (MPI_Add_error_class/code) live above MPI_ERR_LASTCODE's
  * predefined range: classes at MP_USER_CLASS_BASE + i, codes at MP_USER_CODE_BASE + j.
+ * MPI 4.1's MPI_Remove_error_class/code/string take them back in the opposite order: a string
+ * first, then the codes of a class, then the class (removing what something still depends on
+ * is an error).  A removed number is never handed out again, so MPI_LASTUSEDCODE never
+ * decreases and a stale code cannot name a new class.
  *
  * Dispatch: mp_error() formats, records, and calls the communicator's handler.  The predefined
  * fatal handlers print one line and end the job through the launcher; MPI_ERRORS_RETURN
@@ -37,6 +41,7 @@ static int   user_codes;
 static int   user_code_class[MP_USER_MAX];
 static char *user_class_text[MP_USER_MAX];
 static char *user_code_text[MP_USER_MAX];
+static unsigned char user_class_gone[MP_USER_MAX], user_code_gone[MP_USER_MAX];
 
 int (*mp_errhandler_invoke_hook)(mp_comm *comm, int eh, int code);
 
@@ -99,8 +104,24 @@ static const char *const class_text[] = {
     [MPI_ERR_RMA_ATTACH] = "RMA attach failed",
     [MPI_ERR_RMA_SHARED] = "RMA shared memory error",
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
+    [MPI_ERR_SESSION] = "invalid session",
+    [MPI_ERR_PROC_ABORTED] = "communication with an aborted process",
+    [MPI_ERR_VALUE_TOO_LARGE] = "value too large to store",
+    [MPI_ERR_ERRHANDLER] = "invalid error handler",
 };
 #define NCLASS_TEXT ((int)(sizeof class_text / sizeof class_text[0]))
+
+static int user_class_live(int cls)
+{
+    return cls >= MP_USER_CLASS_BASE && cls < MP_USER_CLASS_BASE + user_classes &&
+           !user_class_gone[cls - MP_USER_CLASS_BASE];
+}
+
+static int user_code_live(int code)
+{
+    return code >= MP_USER_CODE_BASE && code < MP_USER_CODE_BASE + user_codes &&
+           !user_code_gone[code - MP_USER_CODE_BASE];
+}
 
 const char *mp_error_class_text(int cls)
 {
@@ -239,8 +260,7 @@ int mp_error_add_class(int *cls)
 
 int mp_error_add_code(int cls, int *code)
 {
-    int valid = (cls >= 0 && cls < NCLASS_TEXT) ||
-                (cls >= MP_USER_CLASS_BASE && cls < MP_USER_CLASS_BASE + user_classes);
+    int valid = (cls >= 0 && cls < NCLASS_TEXT) || user_class_live(cls);
     if (!valid)
         return MPI_ERR_ARG;
     pthread_mutex_lock(&err_lock);
@@ -253,13 +273,19 @@ int mp_error_add_code(int cls, int *code)
     return ok ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+/* The string of a live user-defined class or code, else NULL. */
+static char **user_text_slot(int code)
+{
+    if (user_code_live(code))
+        return &user_code_text[code - MP_USER_CODE_BASE];
+    if (user_class_live(code))
+        return &user_class_text[code - MP_USER_CLASS_BASE];
+    return NULL;
+}
+
 int mp_error_add_string(int code, const char *text)
 {
-    char **slot = NULL;
-    if (code >= MP_USER_CODE_BASE && code < MP_USER_CODE_BASE + user_codes)
-        slot = &user_code_text[code - MP_USER_CODE_BASE];
-    else if (code >= MP_USER_CLASS_BASE && code < MP_USER_CLASS_BASE + user_classes)
-        slot = &user_class_text[code - MP_USER_CLASS_BASE];
+    char **slot = user_text_slot(code);
     if (slot == NULL)
         return MPI_ERR_ARG;
     pthread_mutex_lock(&err_lock);
@@ -267,6 +293,43 @@ int mp_error_add_string(int code, const char *text)
     *slot = mp_strdup(text);
     pthread_mutex_unlock(&err_lock);
     return MPI_SUCCESS;
+}
+
+int mp_error_remove_string(int code)
+{
+    pthread_mutex_lock(&err_lock);
+    char **slot = user_text_slot(code);
+    if (slot) {
+        free(*slot);
+        *slot = NULL;
+    }
+    pthread_mutex_unlock(&err_lock);
+    return slot ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+int mp_error_remove_code(int code)
+{
+    pthread_mutex_lock(&err_lock);
+    int err = !user_code_live(code) ? MPI_ERR_ARG
+              : user_code_text[code - MP_USER_CODE_BASE] ? MPI_ERR_OTHER : MPI_SUCCESS;
+    if (!err)
+        user_code_gone[code - MP_USER_CODE_BASE] = 1;
+    pthread_mutex_unlock(&err_lock);
+    return err;
+}
+
+int mp_error_remove_class(int cls)
+{
+    pthread_mutex_lock(&err_lock);
+    int err = !user_class_live(cls) ? MPI_ERR_ARG
+              : user_class_text[cls - MP_USER_CLASS_BASE] ? MPI_ERR_OTHER : MPI_SUCCESS;
+    for (int j = 0; !err && j < user_codes; j++)
+        if (!user_code_gone[j] && user_code_class[j] == cls)
+            err = MPI_ERR_OTHER;
+    if (!err)
+        user_class_gone[cls - MP_USER_CLASS_BASE] = 1;
+    pthread_mutex_unlock(&err_lock);
+    return err;
 }
 
 int mp_error_last_used(void)

@@ -22,8 +22,23 @@
  * accumulates what the counter gained while it was started), the unexpected queue's current
  * length LEVEL and its maximum HIGHWATERMARK, and the remote-write share of sent bytes a
  * PERCENTAGE (MPI_DOUBLE, 0..1); those last ones are continuous and read-only.  Counters
- * count whether or not MEMPI_STATS prints them.  Categories are one per layer.  MemPI has no
- * events: MPI_T_event_get_num returns 0, which the standard allows.
+ * count whether or not MEMPI_STATS prints them.  Categories are one per layer.
+ *
+ * Events (MPI 4.0 15.3.8): mempi_unexpected_arrival (a message arrived for which no receive
+ * was posted: it waits in the unexpected queue) and mempi_rendezvous_start (a send too large
+ * for the eager path sent its request to send).  Both carry the peer's world rank, its rank in
+ * the communicator, the tag, the wire context and the byte count (MPI_INT x4, MPI_COUNT), and
+ * come from one ordered source, "mempi_process", stamped with MPI_Wtime in nanoseconds.
+ * Point-to-point raises them only while some registration of the event has a callback
+ * (mp_t_event_wanted), so they cost nothing otherwise.  An event is delivered at once, on the
+ * thread that raised it, inside the progress engine: a callback may call only the MPI_T event
+ * functions, so the context is MPI_T_CB_REQUIRE_MPI_RESTRICTED, or THREAD_SAFE under
+ * MPI_THREAD_MULTIPLE (any thread may raise it).  Of a registration's callbacks the one with
+ * the lowest safety level that the context admits is called; with none such the event is
+ * dropped and counted, and the registration's dropped handler gets the count before its next
+ * delivered event and when the registration is freed.  An event instance is valid during its
+ * callback only (a per-thread list of the instances being delivered).  Callbacks run with no
+ * lock of this file held.
  *
  * The interface is reference counted (MPI_T_init_thread / MPI_T_finalize), usable before
  * MPI_Init and after MPI_Finalize, and serialised by its own mutex, so tools may call it from
@@ -177,6 +192,16 @@ static void put_string(const char *src, char *dst, int *len)
 /* An optional output argument: set unless the caller passed NULL. */
 #define OUT(p, v) do { if ((p) != NULL) *(p) = (v); } while (0)
 
+/* The MPI_T_*_get_num calls: how many there are of a kind. */
+static int count_out(int *num, int n)
+{
+    LOCKED_CHECK();
+    if (num == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *num = n;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
 /* Frees a performance-variable session and its handles (unlinked by the caller). */
 static void session_destroy(struct mp_t_pvar_session *s)
 {
@@ -187,6 +212,8 @@ static void session_destroy(struct mp_t_pvar_session *s)
     }
     free(s);
 }
+
+static void events_clear(void);
 
 int mp_t_init(int required, int *provided)
 {
@@ -220,7 +247,316 @@ int mp_t_finalize(void)
             sessions = s->next;
             session_destroy(s);
         }
+        events_clear();
     }
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+static const struct {
+    const char *name, *desc;
+} events[MP_T_NEVENTS] = {
+    [MP_T_EVENT_UNEXPECTED] = { "mempi_unexpected_arrival",
+                                "a message arrived before a matching receive was posted and "
+                                "waits in the unexpected queue" },
+    [MP_T_EVENT_RNDV_START] = { "mempi_rendezvous_start",
+                                "a send above the eager limit started the rendezvous protocol "
+                                "(request to send)" },
+};
+/* The elements of both events, in a packed record of EVENT_BYTES. */
+static const struct { const char *name; MPI_Datatype type; MPI_Aint disp; } elements[] = {
+    { "world_rank", MPI_INT, 0 }, { "rank", MPI_INT, 4 }, { "tag", MPI_INT, 8 },
+    { "context", MPI_INT, 12 },   { "bytes", MPI_COUNT, 16 },
+};
+enum { NELEMENTS = sizeof elements / sizeof elements[0], EVENT_BYTES = 24 };
+enum { NSAFETY = MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE + 1 };
+
+atomic_int mp_t_event_wanted[MP_T_NEVENTS];
+
+struct mp_t_event_reg {
+    int event;
+    MPI_T_event_cb_function *cb[NSAFETY];
+    void *user[NSAFETY];
+    MPI_T_event_dropped_cb_function *dropped;
+    MPI_Count ndropped;
+    struct mp_t_event_reg *next;
+};
+struct mp_t_event_inst {
+    int event;
+    MPI_Count timestamp;
+    unsigned char data[EVENT_BYTES];
+};
+static struct mp_t_event_reg *registrations;
+/* The instances this thread is delivering (nested only if a callback raises events). */
+static _Thread_local struct mp_t_event_inst *delivering[4];
+static _Thread_local int ndelivering;
+
+static MPI_Count now_ns(void)
+{
+    return (MPI_Count)(mp_wtime() * 1e9);
+}
+
+static int reg_known(MPI_T_event_registration r)
+{
+    for (struct mp_t_event_reg *k = registrations; k; k = k->next)
+        if (k == r)
+            return 1;
+    return 0;
+}
+
+static int has_callback(const struct mp_t_event_reg *r)
+{
+    for (int i = 0; i < NSAFETY; i++)
+        if (r->cb[i])
+            return 1;
+    return 0;
+}
+
+static int inst_known(MPI_T_event_instance e)
+{
+    for (int i = 0; i < ndelivering; i++)
+        if (delivering[i] == e)
+            return 1;
+    return 0;
+}
+
+/* What one raise does for one registration, decided under the lock, done outside it. */
+struct delivery {
+    MPI_T_event_registration reg;
+    MPI_T_event_cb_function *cb;
+    void *user;
+    MPI_T_event_dropped_cb_function *dropped;
+    MPI_Count ndropped;
+};
+
+void mp_t_event_raise(int event, int world_peer, int peer, int tag, int ctx, size_t bytes)
+{
+    struct mp_t_event_inst inst = { .event = event, .timestamp = now_ns() };
+    int ints[4] = { world_peer, peer, tag, ctx };
+    MPI_Count count = (MPI_Count)bytes;
+    memcpy(inst.data, ints, sizeof ints);
+    memcpy(inst.data + 16, &count, sizeof count);
+    MPI_T_cb_safety level = mp_world.thread_level == MPI_THREAD_MULTIPLE
+                                ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+    struct delivery out[16];
+    int n = 0;
+    pthread_mutex_lock(&mpit_lock);
+    for (struct mp_t_event_reg *r = registrations; r && n < 16; r = r->next) {
+        if (r->event != event || !has_callback(r))
+            continue;
+        int lv = level;
+        while (lv < NSAFETY && r->cb[lv] == NULL)
+            lv++;
+        if (lv == NSAFETY) {
+            r->ndropped++;
+            continue;
+        }
+        out[n] = (struct delivery){ r, r->cb[lv], r->user[lv], r->dropped, r->ndropped };
+        r->ndropped = 0;
+        n++;
+    }
+    pthread_mutex_unlock(&mpit_lock);
+    if (n == 0 || ndelivering == 4)
+        return;
+    delivering[ndelivering++] = &inst;
+    for (int i = 0; i < n; i++) {
+        if (out[i].ndropped && out[i].dropped)
+            out[i].dropped(out[i].ndropped, out[i].reg, 0, level, out[i].user);
+        out[i].cb(&inst, out[i].reg, level, out[i].user);
+    }
+    ndelivering--;
+}
+
+/* The number of registrations with a callback, which point-to-point reads to decide whether
+ * to raise an event. */
+static void update_wanted(int event)
+{
+    int n = 0;
+    for (struct mp_t_event_reg *r = registrations; r; r = r->next)
+        n += r->event == event && has_callback(r);
+    atomic_store_explicit(&mp_t_event_wanted[event], n, memory_order_relaxed);
+}
+
+/* MPI_T_finalize's: every registration goes, and no event is raised any more. */
+static void events_clear(void)
+{
+    while (registrations) {
+        struct mp_t_event_reg *r = registrations;
+        registrations = r->next;
+        free(r);
+    }
+    for (int i = 0; i < MP_T_NEVENTS; i++)
+        update_wanted(i);
+}
+
+int mp_t_event_get_num(int *num)
+{
+    return count_out(num, MP_T_NEVENTS);
+}
+
+int mp_t_event_get_info(int index, char *name, int *name_len, int *verbosity,
+                        MPI_Datatype types[], MPI_Aint displs[], int *num_elements,
+                        MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind)
+{
+    LOCKED_CHECK();
+    if (index < 0 || index >= MP_T_NEVENTS)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    put_string(events[index].name, name, name_len);
+    put_string(events[index].desc, desc, desc_len);
+    OUT(verbosity, MPI_T_VERBOSITY_USER_DETAIL);
+    if (num_elements) {
+        for (int i = 0; i < NELEMENTS && i < *num_elements; i++) {
+            if (types)
+                types[i] = elements[i].type;
+            if (displs)
+                displs[i] = elements[i].disp;
+        }
+        *num_elements = NELEMENTS;
+    }
+    OUT(enumtype, MPI_T_ENUM_NULL);
+    OUT(bind, MPI_T_BIND_NO_OBJECT);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+static int find_event(const char *name, int unused)
+{
+    for (int i = 0; i < MP_T_NEVENTS; i++)
+        if (strcmp(events[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int mp_t_event_handle_alloc(int index, MPI_T_event_registration *reg)
+{
+    LOCKED_CHECK();
+    if (index < 0 || index >= MP_T_NEVENTS)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (reg == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    struct mp_t_event_reg *r = mp_calloc(1, sizeof *r);
+    r->event = index;
+    r->next = registrations;
+    registrations = r;
+    *reg = r;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_event_handle_free(MPI_T_event_registration reg, void *user_data,
+                           MPI_T_event_free_cb_function *free_cb)
+{
+    LOCKED_CHECK();
+    struct mp_t_event_reg **pp = &registrations;
+    while (*pp && *pp != reg)
+        pp = &(*pp)->next;
+    if (*pp == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    *pp = reg->next;
+    update_wanted(reg->event);
+    MPI_T_event_dropped_cb_function *dropped = reg->dropped;
+    MPI_Count ndropped = reg->ndropped;
+    pthread_mutex_unlock(&mpit_lock);
+    /* No event reaches it any more: its last drops, then its owner's clean-up. */
+    if (dropped && ndropped)
+        dropped(ndropped, reg, 0, MPI_T_CB_REQUIRE_NONE, user_data);
+    if (free_cb)
+        free_cb(reg, MPI_T_CB_REQUIRE_NONE, user_data);
+    free(reg);
+    return MPI_SUCCESS;
+}
+
+int mp_t_event_register_callback(MPI_T_event_registration reg, int safety, void *user_data,
+                                 MPI_T_event_cb_function *cb)
+{
+    LOCKED_CHECK();
+    if (!reg_known(reg))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    if (safety < 0 || safety >= NSAFETY)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    reg->cb[safety] = cb;                   /* NULL takes the level's callback away */
+    reg->user[safety] = cb ? user_data : NULL;
+    update_wanted(reg->event);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_event_set_dropped_handler(MPI_T_event_registration reg,
+                                   MPI_T_event_dropped_cb_function *dropped)
+{
+    LOCKED_CHECK();
+    if (!reg_known(reg))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    reg->dropped = dropped;
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* The info calls of registrations and callbacks: MemPI takes no hints, so they only check
+ * the handle and the level (the binding makes the empty info). */
+int mp_t_event_reg_check(MPI_T_event_registration reg, int safety)
+{
+    LOCKED_CHECK();
+    if (!reg_known(reg))
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_HANDLE);
+    if (safety < 0 || safety >= NSAFETY)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+/* Instance queries: the instance must be one this thread is delivering. */
+int mp_t_event_instance(MPI_T_event_instance e, int what, int element, void *buf)
+{
+    LOCKED_CHECK();
+    pthread_mutex_unlock(&mpit_lock);
+    if (!inst_known(e))
+        return MPI_T_ERR_INVALID_HANDLE;
+    if (buf == NULL)
+        return MPI_T_ERR_INVALID;
+    switch (what) {
+    case 0:                                             /* MPI_T_event_read */
+        if (element < 0 || element >= NELEMENTS)
+            return MPI_T_ERR_INVALID_INDEX;
+        memcpy(buf, e->data + elements[element].disp,
+               elements[element].type == MPI_COUNT ? sizeof(MPI_Count) : sizeof(int));
+        break;
+    case 1:                                             /* MPI_T_event_copy */
+        memcpy(buf, e->data, EVENT_BYTES);
+        break;
+    case 2:                                             /* MPI_T_event_get_timestamp */
+        *(MPI_Count *)buf = e->timestamp;
+        break;
+    default:                                            /* MPI_T_event_get_source */
+        *(int *)buf = 0;
+        break;
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_t_source_get_num(int *num)
+{
+    return count_out(num, 1);
+}
+
+int mp_t_source_get_info(int index, char *name, int *name_len, char *desc, int *desc_len,
+                         MPI_T_source_order *ordering, MPI_Count *ticks, MPI_Count *max_ticks)
+{
+    LOCKED_CHECK();
+    if (index != 0)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    put_string("mempi_process", name, name_len);
+    put_string("this process's point-to-point engine; time stamps are MPI_Wtime in "
+               "nanoseconds", desc, desc_len);
+    OUT(ordering, MPI_T_SOURCE_ORDERED);
+    OUT(ticks, 1000000000);
+    OUT(max_ticks, INT64_MAX);
+    UNLOCK_RETURN(MPI_SUCCESS);
+}
+
+int mp_t_source_get_timestamp(int index, MPI_Count *timestamp)
+{
+    LOCKED_CHECK();
+    if (index != 0)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (timestamp == NULL)
+        UNLOCK_RETURN(MPI_T_ERR_INVALID);
+    *timestamp = now_ns();
     UNLOCK_RETURN(MPI_SUCCESS);
 }
 
@@ -254,11 +590,7 @@ static int cvar_scope(const mp_config_var *v)
 
 int mp_t_cvar_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = nenums;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, nenums);
 }
 
 int mp_t_cvar_get_info(int index, char *name, int *name_len, int *verbosity,
@@ -448,11 +780,7 @@ int mp_t_enum_get_item(MPI_T_enum e, int index, int *value, char *name, int *nam
 /* ---- performance variables -------------------------------------------------------------- */
 int mp_t_pvar_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = NPVAR;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, NPVAR);
 }
 
 int mp_t_pvar_get_info(int index, char *name, int *name_len, int *verbosity, int *var_class,
@@ -663,11 +991,7 @@ int mp_t_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const 
 /* ---- categories ------------------------------------------------------------------------- */
 int mp_t_category_get_num(int *num)
 {
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = NCAT;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return count_out(num, NCAT);
 }
 
 /* Members of category cat: cvars (kind 0) or pvars (kind 1); writes up to len indices. */
@@ -712,7 +1036,7 @@ int mp_t_category_get_index(const char *name, int *cat)
     return lookup(name, cat, find_category, 0);
 }
 
-/* kind: 0 cvars, 1 pvars, 2 subcategories (none), 3 events (none) */
+/* kind: 0 cvars, 1 pvars, 2 subcategories (none), 3 events (all point-to-point's) */
 int mp_t_category_get_members(int cat, int kind, int len, int *indices)
 {
     LOCKED_CHECK();
@@ -722,6 +1046,8 @@ int mp_t_category_get_members(int cat, int kind, int len, int *indices)
         UNLOCK_RETURN(MPI_T_ERR_INVALID);
     if (kind < 2)
         members(cat, kind, len, indices);
+    for (int i = 0; kind == 3 && cat == CAT_PT2PT && i < MP_T_NEVENTS && i < len; i++)
+        indices[i] = i;
     UNLOCK_RETURN(MPI_SUCCESS);
 }
 
@@ -732,7 +1058,7 @@ int mp_t_category_num_events(int cat, int *num)
         UNLOCK_RETURN(MPI_T_ERR_INVALID_INDEX);
     if (num == NULL)
         UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = 0;
+    *num = cat == CAT_PT2PT ? MP_T_NEVENTS : 0;
     UNLOCK_RETURN(MPI_SUCCESS);
 }
 
@@ -746,20 +1072,7 @@ int mp_t_category_changed(int *update_number)
     UNLOCK_RETURN(MPI_SUCCESS);
 }
 
-/* Events and event sources: there are none.  `rc` is what a valid call returns when the
- * interface is initialised (an index or handle can never be valid). */
-int mp_t_no_events(int rc)
+int mp_t_event_get_index(const char *name, int *index)
 {
-    LOCKED_CHECK();
-    UNLOCK_RETURN(rc);
-}
-
-/* The number of events or event sources: 0. */
-int mp_t_none(int *num)
-{
-    LOCKED_CHECK();
-    if (num == NULL)
-        UNLOCK_RETURN(MPI_T_ERR_INVALID);
-    *num = 0;
-    UNLOCK_RETURN(MPI_SUCCESS);
+    return lookup(name, index, find_event, 0);
 }

@@ -107,6 +107,9 @@ static int nrelease_hooks;
 
 void mp_comm_on_release(void (*hook)(mp_comm *comm))
 {
+    for (int i = 0; i < nrelease_hooks; i++)   /* layers register again at every start */
+        if (release_hooks[i] == hook)
+            return;
     if (nrelease_hooks == MP_MAX_RELEASE_HOOKS)
         mp_fatal("too many communicator release hooks");
     release_hooks[nrelease_hooks++] = hook;

@@ -72,6 +72,7 @@ void mp_unexp_append(mp_unexp *u)
         mp_stat.unexpected_max_msgs = mp_stat.unexpected_msgs;
     if (mp_stat.unexpected_bytes > mp_stat.unexpected_max_bytes)
         mp_stat.unexpected_max_bytes = mp_stat.unexpected_bytes;
+    mp_t_event(MP_T_EVENT_UNEXPECTED, u->world_src, u->src, u->tag, u->ctx, u->size);
 }
 
 void mp_unexp_remove(mp_unexp *u)

@@ -71,9 +71,19 @@ int  mp_part_finish(mp_request *req, MPI_Status *status);   /* complete: back to
 void mp_part_status(const mp_request *req, MPI_Status *status); /* of a complete request */
 void mp_part_free(mp_request *req);
 
-/* Buffered sends through the buffer attached with MPI_Buffer_attach. */
+/* Buffered sends (bsend.c): through the communicator's buffer, else its session's, else the
+ * process's (MPI 4.1 3.6).  A buffer's `buf` may be MPI_BUFFER_AUTOMATIC.  Errors are codes
+ * no handler has seen. */
+mp_bbuf *mp_bbuf_process(void);                  /* MPI_Buffer_attach's */
+mp_bbuf *mp_bbuf_new(void);                      /* nothing attached yet */
+void     mp_bbuf_free(mp_bbuf *b);               /* waits for its messages; NULL is fine */
+int      mp_bbuf_attached(const mp_bbuf *b);     /* NULL: no */
+int      mp_bbuf_attach(mp_bbuf *b, void *buf, size_t size);
+int      mp_bbuf_detach(mp_bbuf *b, void **buf, size_t *size); /* waits for messages to leave */
+int      mp_bbuf_flush(mp_bbuf *b);              /* waits for the messages buffered so far */
+int      mp_bbuf_iflush(mp_bbuf *b, mp_request **out);   /* the same as a request */
 int mp_bsend_attach(void *buf, size_t size);
-int mp_bsend_detach(void **buf, size_t *size);   /* waits for buffered messages to leave */
+int mp_bsend_detach(void **buf, size_t *size);   /* nothing attached: NULL and 0 */
 int mp_ibsend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
               mp_comm *comm, mp_request **out);
 

@@ -321,6 +321,7 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
     } else {
         req->state = MP_ST_SEND_RTS;
         mp_stat_sent(MP_PROTO_RNDV, req->bytes);
+        mp_t_event(MP_T_EVENT_RNDV_START, world, dest, tag, req->ctx, req->bytes);
         if (tp->single_copy && !dt->is_contig) {
             /* The receiver pulls one contiguous range: pack once here. */
             req->tmp = mp_malloc(req->bytes);

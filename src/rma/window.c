@@ -483,9 +483,23 @@ int mp_win_free(const char *F, mp_win *win)
 int mp_win_shared_query(const char *F, mp_win *win, int rank, MPI_Aint *size,
                         MPI_Aint *disp_unit, void **base)
 {
-    if (win->flavor != MPI_WIN_FLAVOR_SHARED)
-        return mp_error_code(MPI_ERR_RMA_FLAVOR, "%s: the window was not created with "
-                             "MPI_Win_allocate_shared", F);
+    if (win->flavor != MPI_WIN_FLAVOR_SHARED) {
+        /* MPI 4.1 12.2.3: any window may be asked; memory this process cannot reach by load
+         * and store has size 0 and no base.  It reaches its own, and a target's mapped here
+         * (direct path); a dynamic window has no one window memory. */
+        if (rank == MPI_PROC_NULL)
+            rank = 0;
+        if (rank < 0 || rank >= win->comm->size)
+            return mp_error_code(MPI_ERR_RANK, "%s: invalid rank %d in a window of %d "
+                                 "processes", F, rank, win->comm->size);
+        const mp_win_target *t = &win->t[rank];
+        int self = rank == win->comm->rank, direct = t->path == MP_PATH_DIRECT && t->mapped;
+        int reach = win->flavor != MPI_WIN_FLAVOR_DYNAMIC && t->size > 0 && (self || direct);
+        *size = reach ? t->size : 0;
+        *disp_unit = t->disp_unit;
+        *base = !reach ? NULL : self ? (void *)(uintptr_t)t->base : t->mapped;
+        return MPI_SUCCESS;
+    }
     if (rank == MPI_PROC_NULL) {      /* the first rank with memory */
         for (int r = 0; r < win->comm->size; r++)
             if (win->t[r].size > 0) {
