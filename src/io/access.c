@@ -32,18 +32,33 @@ typedef struct xfer {
     const mp_file *f;
     char *mem;                        /* the packed data */
     int write;
+    int lock;                         /* writes lock the bytes they change (mp_io_write_locks) */
     size_t moved;                     /* stream bytes read or written, from the start */
-    /* data sieving (reads): the file bytes [sbase, sbase + slen) are in sbuf */
+    /* data sieving: the file bytes [sbase, sbase + slen) are in sbuf; a write's block
+     * [sbase, sbase + scap) is live while `live`, locked when `lock`, and holds changed
+     * bytes up to sdirty */
     char *sbuf;
     MPI_Offset sbase, send;           /* send: where the access's span ends */
-    size_t slen, scap;
+    size_t slen, scap, sdirty;
+    int live;
 } xfer;
 
-enum { SIEVE_BUFFER = 4 << 20, SIEVE_DENSITY = 8 };
+/* Automatic data sieving needs pieces that fill at least 1/SIEVE_DENSITY of their span;
+ * writes are sieved automatically only when their pieces are small too (a read-modify-write
+ * of the span costs more than writing pieces of a few KiB each). */
+enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
+
+static int io_fail(xfer *x, const char *what, MPI_Offset off, size_t len, int e)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "cannot %s %zu bytes at offset %lld%s of", what, len,
+             (long long)off, x->sbuf ? " (data sieving)" : "");
+    return mp_io_errno(x->F, x->f->name, msg, e);
+}
 
 /* A read piece served from the sieve buffer, which is refilled from the piece on (up to the
- * span's end) when the piece is not in it.  Pieces as large as the buffer go directly. */
-static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
+ * span's end) when the piece is not in it. */
+static int sieve_read(xfer *x, MPI_Offset off, size_t len, size_t done)
 {
     if (off < x->sbase || off + (MPI_Offset)len > x->sbase + (MPI_Offset)x->slen) {
         size_t want = x->scap;
@@ -52,13 +67,60 @@ static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
         x->sbase = off;
         int e = mp_io_rw(x->f, 0, x->sbuf, want, off, &x->slen);
         if (e)
-            return mp_io_errno(x->F, x->f->name, "cannot read (data sieving)", e);
+            return io_fail(x, "read", off, want, e);
     }
     size_t have = off + (MPI_Offset)len <= x->sbase + (MPI_Offset)x->slen
                       ? len : (size_t)(x->sbase + (MPI_Offset)x->slen - off);
     memcpy(x->mem + done, x->sbuf + (off - x->sbase), have);
     x->moved = done + have;
     return have < len;                /* short: the end of the file */
+}
+
+/* Writes the live sieve block back (the bytes read and those changed) and unlocks it. */
+static int sieve_flush(xfer *x)
+{
+    if (!x->live)
+        return MPI_SUCCESS;
+    size_t n = x->slen > x->sdirty ? x->slen : x->sdirty, k = 0;
+    int e = n ? mp_io_rw(x->f, 1, x->sbuf, n, x->sbase, &k) : 0;
+    if (x->lock)
+        mp_io_lock(x->f, x->sbase, (MPI_Offset)x->scap, 1, 0);
+    x->live = 0;
+    x->slen = x->sdirty = 0;
+    return e ? io_fail(x, "write", x->sbase + (MPI_Offset)k, n - k, e) : MPI_SUCCESS;
+}
+
+/* A write piece copied into the sieve block; when the piece is not in it, the block is
+ * written back and the one from the piece on read.  The block is locked from before it is
+ * read until it is written back: bytes between the pieces are rewritten with what was read,
+ * and every other writer of them holds a lock while it writes (mp_io_write_locks). */
+static int sieve_write(xfer *x, MPI_Offset off, size_t len, size_t done)
+{
+    if (!x->live || off < x->sbase || off + (MPI_Offset)len > x->sbase + (MPI_Offset)x->scap) {
+        int err = sieve_flush(x);
+        if (err)
+            return err;
+        size_t want = x->scap;
+        if ((MPI_Offset)want > x->send - off)
+            want = (size_t)(x->send - off);
+        int e = x->lock ? mp_io_lock(x->f, off, (MPI_Offset)x->scap, 1, 1) : 0;
+        if (e)
+            return io_fail(x, "lock", off, x->scap, e);
+        x->sbase = off;
+        e = mp_io_rw(x->f, 0, x->sbuf, want, off, &x->slen);
+        if (e) {
+            if (x->lock)
+                mp_io_lock(x->f, off, (MPI_Offset)x->scap, 1, 0);
+            return io_fail(x, "read", off, want, e);
+        }
+        memset(x->sbuf + x->slen, 0, x->scap - x->slen);   /* past the end of the file */
+        x->live = 1;
+    }
+    memcpy(x->sbuf + (off - x->sbase), x->mem + done, len);
+    size_t end = (size_t)(off - x->sbase) + len;
+    x->sdirty = end > x->sdirty ? end : x->sdirty;
+    x->moved = done + len;
+    return 0;
 }
 
 int mp_io_rw(const mp_file *f, int write, char *buf, size_t len, MPI_Offset off,
@@ -82,31 +144,83 @@ int mp_io_rw(const mp_file *f, int write, char *buf, size_t len, MPI_Offset off,
     return 0;
 }
 
+int mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, int lock)
+{
+    struct flock fl = { .l_type = (short)(!lock ? F_UNLCK : write ? F_WRLCK : F_RDLCK),
+                        .l_whence = SEEK_SET, .l_start = start, .l_len = len };
+#ifdef F_OFD_SETLKW
+    int cmd = F_OFD_SETLKW;
+#else
+    int cmd = F_SETLKW;
+#endif
+    while (fcntl(f->fd, cmd, &fl) < 0) {
+#ifdef F_OFD_SETLKW
+        if (errno == EINVAL && cmd == F_OFD_SETLKW) {   /* a kernel without them */
+            cmd = F_SETLKW;
+            continue;
+        }
+#endif
+        if (errno != EINTR)
+            return errno;
+    }
+    return 0;
+}
+
+int mp_io_write_locks(const mp_file *f)
+{
+    return !f->atomic && f->hints.ds_write != MP_IO_DISABLE;
+}
+
 static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
     xfer *x = ctx;
     if (x->sbuf && len < x->scap)
-        return sieve_piece(x, off, len, done);
-    size_t k;
-    int e = mp_io_rw(x->f, x->write, x->mem + done, len, off, &k);
-    x->moved = done + k;
-    if (e) {
-        char what[80];
-        snprintf(what, sizeof what, "cannot %s %zu bytes at offset %lld of",
-                 x->write ? "write" : "read", len - k, (long long)(off + (off_t)k));
-        return mp_io_errno(x->F, x->f->name, what, e);
+        return x->write ? sieve_write(x, off, len, done) : sieve_read(x, off, len, done);
+    if (x->sbuf && x->write) {
+        int err = sieve_flush(x);
+        if (err)
+            return err;
     }
+    int e = x->write && x->lock ? mp_io_lock(x->f, off, (MPI_Offset)len, 1, 1) : 0;
+    if (e)
+        return io_fail(x, "lock", off, len, e);
+    size_t k;
+    e = mp_io_rw(x->f, x->write, x->mem + done, len, off, &k);
+    if (x->write && x->lock)
+        mp_io_lock(x->f, off, (MPI_Offset)len, 1, 0);
+    x->moved = done + k;
+    if (e)
+        return io_fail(x, x->write ? "write" : "read", off + (MPI_Offset)k, len - k, e);
     return k < len;                   /* short: the end of the file */
 }
 
-static int range_lock(const mp_file *f, MPI_Offset start, int write, int lock)
+static int count_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
-    struct flock fl = { .l_type = (short)(!lock ? F_UNLCK : write ? F_WRLCK : F_RDLCK),
-                        .l_whence = SEEK_SET, .l_start = start, .l_len = 0 };
-    int rc;
-    while ((rc = fcntl(f->fd, F_SETLKW, &fl)) < 0 && errno == EINTR)
-        ;
-    return rc;
+    (*(size_t *)ctx)++;
+    return 0;
+}
+
+/* Whether an independent access of stream bytes [pos, pos + bytes) starting at file byte
+ * start is sieved, and with which buffer size (x->scap; x->send set). */
+static int sieve_plan(xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start)
+{
+    const mp_file *f = x->f;
+    int mode = x->write ? f->hints.ds_write : f->hints.ds_read;
+    if (f->filetype->is_contig || mode == MP_IO_DISABLE || (x->write && !f->readable))
+        return 0;
+    x->send = mp_io_span_end(f, pos, bytes);
+    MPI_Offset span = x->send - start;
+    if (mode == MP_IO_AUTO) {
+        if ((MPI_Offset)bytes * SIEVE_DENSITY < span)
+            return 0;
+        size_t n = 0;
+        if (x->write && (mp_io_pieces(f, pos, bytes, count_piece, &n) ||
+                         bytes >= n * (size_t)SIEVE_WRITE_PIECE))
+            return 0;
+    }
+    long cap = x->write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
+    x->scap = (MPI_Offset)cap < span ? (size_t)cap : (size_t)span;
+    return 1;
 }
 
 static int check_access(const char *F, mp_file *f, const mp_io_args *a, size_t bytes)
@@ -218,25 +332,22 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
             mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
     } else if (bytes) {
         MPI_Offset start = mp_io_file_offset(f, pos * esize);
-        if (f->atomic && range_lock(f, start, a->write, 1))
+        if (f->atomic && mp_io_lock(f, start, 0, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
-        /* reads of a noncontiguous view whose pieces fill at least 1/8 of their span are
-         * sieved: large reads of the span instead of one per piece */
-        if (!a->write && !f->filetype->is_contig) {
-            x.send = mp_io_span_end(f, pos * esize, bytes);
-            if ((MPI_Offset)bytes * SIEVE_DENSITY >= x.send - start) {
-                x.scap = SIEVE_BUFFER;
-                if ((MPI_Offset)x.scap > x.send - start)
-                    x.scap = (size_t)(x.send - start);
-                x.sbuf = mp_malloc(x.scap);
-                x.sbase = x.send;
-            }
+        x.lock = a->write && mp_io_write_locks(f);
+        if (sieve_plan(&x, pos * esize, bytes, start)) {
+            x.sbuf = mp_malloc(x.scap);
+            x.sbase = x.send;
         }
         if (!err)
             err = mp_io_pieces(f, pos * esize, bytes, move_piece, &x);
+        if (x.write) {
+            int ferr = sieve_flush(&x);
+            err = err ? err : ferr;
+        }
         free(x.sbuf);
         if (f->atomic)
-            range_lock(f, start, a->write, 0);
+            mp_io_lock(f, start, 0, a->write, 0);
         if (!err && tmp && !a->write && f->external)
             mp_unpack_external(tmp, a->buf, (MPI_Aint)(x.moved / (size_t)a->dt->size), a->dt);
         else if (!err && tmp && !a->write)

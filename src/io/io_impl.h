@@ -16,16 +16,30 @@
 
 #define MP_FILE_MAGIC 0x46696c65u     /* "File" */
 
+/* The hints MemPI acts on, parsed from the file's info (mp_io_hints_update): what was given
+ * when it is valid, else the default.  get_info reports these values. */
+enum mp_io_mode { MP_IO_AUTO, MP_IO_ENABLE, MP_IO_DISABLE };   /* romio_cb_*, romio_ds_* */
+typedef struct mp_io_hints {
+    long cb_nodes;                    /* aggregators; 0: one per node */
+    long cb_buffer_size;              /* collective buffering window, bytes */
+    int cb_read, cb_write;            /* enum mp_io_mode */
+    int ds_read, ds_write;            /* data sieving of independent accesses */
+    long ind_rd_buffer_size, ind_wr_buffer_size;   /* data sieving buffers, bytes */
+    long striping_unit;               /* file domains aligned to it; 0: not given */
+} mp_io_hints;
+
 struct mp_file {
     uint32_t magic;
     mp_file *next;                    /* list of live files (handle validation) */
     int fd;
+    int readable;                     /* fd was opened for reading (read-modify-writes) */
     char *name;
     int amode;
     int atomic;
     mp_comm *comm;                    /* private duplicate: the layer's collectives */
     int errhandler;
     MPI_Info info;                    /* the hints given (a copy), or MPI_INFO_NULL */
+    mp_io_hints hints;                /* what they say (or the defaults) */
     /* view */
     MPI_Offset disp;
     mp_datatype *etype, *filetype;    /* one reference each */
@@ -39,6 +53,18 @@ struct mp_file {
     const void *split_buf;
     MPI_Status split_status;
 };
+
+/* file.c: parses f->info into f->hints and gives the kernel access_style advice. */
+void mp_io_hints_update(mp_file *f);
+
+/* POSIX record lock (write or read) on [start, start + len) of f's file, len 0: to the end;
+ * lock 0 unlocks.  Open file description locks where the system has them (they belong to
+ * the descriptor, so two opens of a file in one process exclude each other too).  Returns
+ * 0 or an errno. */
+int  mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, int lock);
+/* Whether writes of f lock the bytes they change: when independent writes may be sieved
+ * (romio_ds_write not disable) and not in atomic mode (whose lock covers the access). */
+int  mp_io_write_locks(const mp_file *f);
 
 /* Calls fn for every contiguous file piece of stream bytes [pos, pos+len) of f's view, in
  * stream order; `done` is the stream bytes before the piece.  fn returns 0 to go on, 1 to

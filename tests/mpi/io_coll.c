@@ -8,9 +8,10 @@
  * Every byte of the file is checked: written blocks hold the writer's pattern, holes still
  * hold the background (an aggregator's read-modify-write must not lose them).  The data is
  * read back collectively through the same view, and a collective read that runs past the end
- * of the file must count only the bytes that exist.  Four hint sets: none; cb_buffer_size=64
+ * of the file must count only the bytes that exist.  Five hint sets: none; cb_buffer_size=64
  * with cb_nodes=2 (many rounds, two aggregators); cb_buffer_size=100 with cb_nodes = the
- * group size; romio_cb_write/romio_cb_read=disable.
+ * group size; striping_unit=24 with cb_nodes=2 and cb_buffer_size=50 (file domains and
+ * windows aligned to 24 bytes); romio_cb_write/romio_cb_read=disable.
  */
 #include "io_common.h"
 
@@ -112,6 +113,12 @@ int main(int argc, char **argv)
     snprintf(v, sizeof v, "%d", np);
     MPI_Info_set(info, "cb_nodes", v);
     run(info, "many");
+    MPI_Info_free(&info);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "striping_unit", "24");
+    MPI_Info_set(info, "cb_nodes", "2");
+    MPI_Info_set(info, "cb_buffer_size", "50");
+    run(info, "striped");
     MPI_Info_free(&info);
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_cb_write", "disable");
