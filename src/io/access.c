@@ -14,10 +14,14 @@
  * buffering (coll.c) after an allreduce that makes sure no rank failed its checks.  In
  * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
- * Independent reads of a dense noncontiguous view are sieved: the span is read in buffers of
- * up to 4 MiB and the pieces copied out (writes are not: sieving them needs a locked
- * read-modify-write).  Nonblocking forms do the access before they return and hand back a
- * completed request.
+ * Independent accesses of a noncontiguous view are sieved as the hints say (romio_ds_read,
+ * romio_ds_write): a read reads large buffers of the span and copies the pieces out; a write
+ * locks a block of the span (a POSIX byte-range write lock), reads it, copies its pieces in
+ * and writes it back.  The block's other bytes are rewritten with what was read, so while
+ * sieving may happen every write locks the bytes it changes (each piece here; the span of a
+ * collective-buffering aggregator in coll.c): no read-modify-write can then put back bytes
+ * older than another process's completed write.  Nonblocking forms do the access before
+ * they return and hand back a completed request.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"

@@ -12,7 +12,8 @@
  * between a barrier and an allreduce of its result, so every rank sees the old size before
  * the call and the new one after it.  MPI_File_sync
  * is fsync on every rank, then a barrier: data written by any rank before the call has
- * reached the disk when it returns anywhere.
+ * reached the disk when it returns anywhere.  The hints MemPI acts on are parsed once per
+ * change into f->hints (what was given when valid, else the default), which get_info reports.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
