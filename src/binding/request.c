@@ -17,6 +17,7 @@
  * any/some/all variants cannot disagree about what "complete" means.
  */
 #include "binding/binding.h"
+#include "io/io.h"
 #include <stdlib.h>
 
 typedef struct mp_greq {
@@ -438,6 +439,8 @@ int mp_do_cancel(const char *F, mp_request *r)
         return r->inner ? mp_cancel(r->inner) : MPI_SUCCESS;
     if (r->kind == MP_REQ_SEND || r->kind == MP_REQ_RECV)
         return mp_cancel(r);
+    if (r->kind == MP_REQ_FILE)
+        return mp_io_cancel(r);
     return MPI_SUCCESS;                    /* collectives cannot be cancelled */
 }
 

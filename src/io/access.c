@@ -31,33 +31,32 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct xfer {
-    const char *F;
-    const mp_file *f;
-    char *mem;                        /* the packed data */
-    int write;
-    int lock;                         /* writes lock the bytes they change (mp_io_write_locks) */
-    size_t moved;                     /* stream bytes read or written, from the start */
-    /* data sieving: the file bytes [sbase, sbase + slen) are in sbuf; a write's block
-     * [sbase, sbase + scap) is live while `live`, locked when `lock`, and holds changed
-     * bytes up to sdirty */
-    char *sbuf;
-    MPI_Offset sbase, send;           /* send: where the access's span ends */
-    size_t slen, scap, sdirty;
-    int live;
-} xfer;
+typedef mp_io_xfer xfer;
 
 /* Automatic data sieving needs pieces that fill at least 1/SIEVE_DENSITY of their span;
  * writes are sieved automatically only when their pieces are small too (a read-modify-write
  * of the span costs more than writing pieces of a few KiB each). */
 enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
 
+/* A failure is recorded, not turned into an MPI error code here: the I/O thread (aio.c) runs
+ * these functions too, and error codes are made by MPI calls (mp_io_xfer_error). */
 static int io_fail(xfer *x, const char *what, MPI_Offset off, size_t len, int e)
 {
+    x->fail_what = what;
+    x->fail_off = off;
+    x->fail_len = len;
+    x->fail_errno = e;
+    return MP_IO_XFER_FAILED;
+}
+
+int mp_io_xfer_error(const xfer *x, int err)
+{
+    if (err != MP_IO_XFER_FAILED)
+        return err;
     char msg[96];
-    snprintf(msg, sizeof msg, "cannot %s %zu bytes at offset %lld%s of", what, len,
-             (long long)off, x->sbuf ? " (data sieving)" : "");
-    return mp_io_errno(x->F, x->f->name, msg, e);
+    snprintf(msg, sizeof msg, "cannot %s %zu bytes at offset %lld%s of", x->fail_what,
+             x->fail_len, (long long)x->fail_off, x->sbuf ? " (data sieving)" : "");
+    return mp_io_errno(x->F, x->f->name, msg, x->fail_errno);
 }
 
 /* A read piece served from the sieve buffer, which is refilled from the piece on (up to the
@@ -81,7 +80,7 @@ static int sieve_read(xfer *x, MPI_Offset off, size_t len, size_t done)
 }
 
 /* Writes the live sieve block back (the bytes read and those changed) and unlocks it. */
-static int sieve_flush(xfer *x)
+int mp_io_sieve_flush(xfer *x)
 {
     if (!x->live)
         return MPI_SUCCESS;
@@ -101,7 +100,7 @@ static int sieve_flush(xfer *x)
 static int sieve_write(xfer *x, MPI_Offset off, size_t len, size_t done)
 {
     if (!x->live || off < x->sbase || off + (MPI_Offset)len > x->sbase + (MPI_Offset)x->scap) {
-        int err = sieve_flush(x);
+        int err = mp_io_sieve_flush(x);
         if (err)
             return err;
         size_t want = x->scap;
@@ -175,13 +174,13 @@ int mp_io_write_locks(const mp_file *f)
     return !f->atomic && f->hints.ds_write != MP_IO_DISABLE;
 }
 
-static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
+int mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
     xfer *x = ctx;
     if (x->sbuf && len < x->scap)
         return x->write ? sieve_write(x, off, len, done) : sieve_read(x, off, len, done);
     if (x->sbuf && x->write) {
-        int err = sieve_flush(x);
+        int err = mp_io_sieve_flush(x);
         if (err)
             return err;
     }
@@ -206,7 +205,7 @@ static int count_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 
 /* Whether an independent access of stream bytes [pos, pos + bytes) starting at file byte
  * start is sieved, and with which buffer size (x->scap; x->send set). */
-static int sieve_plan(xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start)
+int mp_io_sieve_plan(xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start)
 {
     const mp_file *f = x->f;
     int mode = x->write ? f->hints.ds_write : f->hints.ds_read;
@@ -246,6 +245,9 @@ static int check_access(const char *F, mp_file *f, const mp_io_args *a, size_t b
     if (bytes % (size_t)f->etype->size)
         return mp_error_code(MPI_ERR_IO, "%s: %zu bytes are not a whole number of etypes of "
                              "%ld bytes ('%s')", F, bytes, (long)f->etype->size, f->name);
+    if (f->external && bytes && mp_datatype_external_bytes(a->dt, a->count) != bytes)
+        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 size of the "
+                             "buffer's type differs from its native size ('%s')", F, f->name);
     return MPI_SUCCESS;
 }
 
@@ -291,33 +293,40 @@ static int agree(const char *F, mp_file *f, int local)
                                mp_error_class_text(any)) : MPI_SUCCESS;
 }
 
-int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
+/* The checks of an access and its first etype (the shared pointer moved by its size). */
+static int start(const char *F, mp_file *f, const mp_io_args *a, int two_phase,
+                 size_t *bytes, MPI_Offset *pos)
 {
-    size_t bytes = mp_datatype_bytes(a->dt, a->count);
-    int two_phase = a->coll && (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL) &&
-                    mp_io_cb_enabled(f, a->write);
-    int err = check_access(F, f, a, bytes);
+    *bytes = mp_datatype_bytes(a->dt, a->count);
+    int err = check_access(F, f, a, *bytes);
     if (two_phase)
         err = agree(F, f, err);
     if (err)
         return err;
-    MPI_Offset esize = f->etype->size, n = (MPI_Offset)bytes / esize, pos = 0;
+    MPI_Offset n = (MPI_Offset)*bytes / f->etype->size;
     switch (a->where) {
-    case MP_IO_AT:         pos = a->offset; break;
-    case MP_IO_INDIVIDUAL: pos = f->pos; break;
-    case MP_IO_SHARED:     err = mp_io_shared_fetch_add(F, f, n, &pos); break;
-    case MP_IO_ORDERED:    err = ordered_position(F, f, n, &pos); break;
+    case MP_IO_AT:         *pos = a->offset; break;
+    case MP_IO_INDIVIDUAL: *pos = f->pos; break;
+    case MP_IO_SHARED:     return mp_io_shared_fetch_add(F, f, n, pos);
+    case MP_IO_ORDERED:    return ordered_position(F, f, n, pos);
     }
+    return MPI_SUCCESS;
+}
+
+int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
+{
+    int two_phase = a->coll && (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL) &&
+                    mp_io_cb_enabled(f, a->write);
+    size_t bytes;
+    MPI_Offset pos = 0;
+    int err = start(F, f, a, two_phase, &bytes, &pos);
     if (err)
         return err;
+    MPI_Offset esize = f->etype->size, n = (MPI_Offset)bytes / esize;
 
     xfer x = { .F = F, .f = f, .write = a->write };
     char *tmp = NULL;
     if (f->external && bytes) {
-        if (mp_datatype_external_bytes(a->dt, a->count) != bytes)
-            return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 size of the "
-                                 "buffer's type differs from its native size ('%s')", F,
-                                 f->name);
         x.mem = tmp = mp_malloc(bytes);
         if (a->write)
             mp_pack_external(a->buf, a->count, a->dt, tmp);
@@ -339,16 +348,17 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
         if (f->atomic && mp_io_lock(f, start, 0, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
         x.lock = a->write && mp_io_write_locks(f);
-        if (sieve_plan(&x, pos * esize, bytes, start)) {
+        if (mp_io_sieve_plan(&x, pos * esize, bytes, start)) {
             x.sbuf = mp_malloc(x.scap);
             x.sbase = x.send;
         }
         if (!err)
-            err = mp_io_pieces(f, pos * esize, bytes, move_piece, &x);
+            err = mp_io_pieces(f, pos * esize, bytes, mp_io_move_piece, &x);
         if (x.write) {
-            int ferr = sieve_flush(&x);
+            int ferr = mp_io_sieve_flush(&x);
             err = err ? err : ferr;
         }
+        err = mp_io_xfer_error(&x, err);
         free(x.sbuf);
         if (f->atomic)
             mp_io_lock(f, start, 0, a->write, 0);
@@ -372,9 +382,24 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
 int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **req)
 {
     MPI_Status st;
-    int err = mp_io_access(F, f, a, &st);
-    if (err)
+    int err;
+    if (!a->coll) {
+        size_t bytes;
+        MPI_Offset pos = 0;
+        if ((err = start(F, f, a, 0, &bytes, &pos)))
+            return err;
+        if (bytes) {
+            if ((err = mp_io_async(F, f, a, pos, bytes, req)))
+                return err;
+            /* the individual pointer moves by what was requested, at once */
+            if (a->where == MP_IO_INDIVIDUAL)
+                f->pos += (MPI_Offset)bytes / f->etype->size;
+            return MPI_SUCCESS;
+        }
+        mp_status_empty(&st);         /* nothing to move */
+    } else if ((err = mp_io_access(F, f, a, &st))) {
         return err;
+    }
     mp_request *r = mp_request_alloc(MP_REQ_FILE);
     r->comm = f->comm;
     r->status = st;

@@ -244,6 +244,7 @@ fail:
 
 int mp_io_close(const char *F, mp_file *f)
 {
+    mp_io_async_drain(f);               /* this process's nonblocking accesses are done */
     int err = mp_barrier(f->comm);      /* every rank's accesses are over */
     if (f->fd >= 0 && close(f->fd) && !err)
         err = mp_io_errno(F, f->name, "cannot close", errno);

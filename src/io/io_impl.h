@@ -57,6 +57,38 @@ struct mp_file {
 /* file.c: parses f->info into f->hints and gives the kernel access_style advice. */
 void mp_io_hints_update(mp_file *f);
 
+/* access.c: one access's transfer of its pieces, run by the calling thread or by the I/O
+ * thread (aio.c) -- so it calls nothing of MPI: a failure is recorded (fail_*) and made an MPI
+ * error code afterwards by mp_io_xfer_error. */
+typedef struct mp_io_xfer {
+    const char *F;
+    const mp_file *f;
+    char *mem;                        /* the packed data */
+    int write;
+    int lock;                         /* writes lock the bytes they change (mp_io_write_locks) */
+    size_t moved;                     /* stream bytes read or written, from the start */
+    /* data sieving: the file bytes [sbase, sbase + slen) are in sbuf; a write's block
+     * [sbase, sbase + scap) is live while `live`, locked when `lock`, and holds changed
+     * bytes up to sdirty */
+    char *sbuf;
+    MPI_Offset sbase, send;           /* send: where the access's span ends */
+    size_t slen, scap, sdirty;
+    int live;
+    const char *fail_what;            /* what failed: "write", "read", "lock" */
+    MPI_Offset fail_off;
+    size_t fail_len;
+    int fail_errno;
+} mp_io_xfer;
+enum { MP_IO_XFER_FAILED = -1 };      /* a piece function's failure, recorded in the xfer */
+/* An mp_io_piece_fn moving one piece of x (ctx); 1 at the end of the file. */
+int  mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
+int  mp_io_sieve_flush(mp_io_xfer *x);            /* a write's last sieve block */
+/* Whether the access of stream bytes [pos, pos + bytes), from file byte start, is sieved
+ * (then x->scap and x->send are set and the caller allocates x->sbuf). */
+int  mp_io_sieve_plan(mp_io_xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start);
+/* err, or for MP_IO_XFER_FAILED the MPI error code of the recorded failure. */
+int  mp_io_xfer_error(const mp_io_xfer *x, int err);
+
 /* POSIX record lock (write or read) on [start, start + len) of f's file, len 0: to the end;
  * lock 0 unlocks.  Open file description locks where the system has them (they belong to
  * the descriptor, so two opens of a file in one process exclude each other too).  Returns
@@ -91,6 +123,13 @@ int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 int  mp_io_cb_enabled(const mp_file *f, int write);
 int  mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
                      char *mem, size_t *moved);
+
+/* aio.c: a nonblocking independent access of stream bytes [pos, pos + bytes) (bytes > 0,
+ * checked, position taken) handed to the I/O thread; *req completes through progress. */
+int  mp_io_async(const char *F, mp_file *f, const mp_io_args *a, MPI_Offset pos, size_t bytes,
+                 mp_request **req);
+/* Waits (driving progress) until no job of f is outstanding (before close). */
+void mp_io_async_drain(const mp_file *f);
 
 /* shared.c: the shared file pointer (etypes) */
 int  mp_io_shared_init(const char *F, mp_file *f, MPI_Offset initial);   /* collective */
