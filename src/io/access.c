@@ -20,8 +20,10 @@
  * and writes it back.  The block's other bytes are rewritten with what was read, so while
  * sieving may happen every write locks the bytes it changes (each piece here; the span of a
  * collective-buffering aggregator in coll.c): no read-modify-write can then put back bytes
- * older than another process's completed write.  Nonblocking forms do the access before
- * they return and hand back a completed request.
+ * older than another process's completed write.  Nonblocking independent forms are checked
+ * and positioned here and handed to the I/O thread (aio.c); nonblocking collective forms do
+ * the access before they return and hand back a completed request.  The transfer functions
+ * record a failure instead of making an MPI error code, because the I/O thread runs them.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
