@@ -247,9 +247,6 @@ static int check_access(const char *F, mp_file *f, const mp_io_args *a, size_t b
     if (bytes % (size_t)f->etype->size)
         return mp_error_code(MPI_ERR_IO, "%s: %zu bytes are not a whole number of etypes of "
                              "%ld bytes ('%s')", F, bytes, (long)f->etype->size, f->name);
-    if (f->external && bytes && mp_datatype_external_bytes(a->dt, a->count) != bytes)
-        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 size of the "
-                             "buffer's type differs from its native size ('%s')", F, f->name);
     return MPI_SUCCESS;
 }
 
@@ -299,8 +296,10 @@ static int agree(const char *F, mp_file *f, int local)
 static int start(const char *F, mp_file *f, const mp_io_args *a, int two_phase,
                  size_t *bytes, MPI_Offset *pos)
 {
-    *bytes = mp_datatype_bytes(a->dt, a->count);
-    int err = check_access(F, f, a, *bytes);
+    int err;
+    *bytes = mp_io_file_bytes(F, f, a->dt, a->count, &err);
+    if (!err)
+        err = check_access(F, f, a, *bytes);
     if (two_phase)
         err = agree(F, f, err);
     if (err)
@@ -328,24 +327,11 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
 
     xfer x = { .F = F, .f = f, .write = a->write };
     char *tmp = NULL;
-    if (f->external && bytes) {
-        x.mem = tmp = mp_malloc(bytes);
-        if (a->write)
-            mp_pack_external(a->buf, a->count, a->dt, tmp);
-    } else if (a->dt->is_contig) {
-        x.mem = (char *)a->buf + a->dt->true_lb;
-    } else if (bytes) {
-        x.mem = tmp = mp_malloc(bytes);
-        if (a->write)
-            mp_pack(a->buf, a->count, a->dt, 0, tmp, bytes);
-    }
-    if (two_phase) {
+    size_t native = 0;
+    err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
+    if (!err && two_phase) {
         err = mp_io_two_phase(F, f, a->write, pos * esize, bytes, x.mem, &x.moved);
-        if (!err && tmp && !a->write && f->external)
-            mp_unpack_external(tmp, a->buf, (MPI_Aint)(x.moved / (size_t)a->dt->size), a->dt);
-        else if (!err && tmp && !a->write)
-            mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
-    } else if (bytes) {
+    } else if (!err && bytes) {
         MPI_Offset start = mp_io_file_offset(f, pos * esize);
         if (f->atomic && mp_io_lock(f, start, 0, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
@@ -364,11 +350,9 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
         free(x.sbuf);
         if (f->atomic)
             mp_io_lock(f, start, 0, a->write, 0);
-        if (!err && tmp && !a->write && f->external)
-            mp_unpack_external(tmp, a->buf, (MPI_Aint)(x.moved / (size_t)a->dt->size), a->dt);
-        else if (!err && tmp && !a->write)
-            mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
     }
+    if (!err)
+        err = mp_io_unstage(F, f, a, tmp, x.moved, &native);
     free(tmp);
     if (err)
         return err;
@@ -376,9 +360,43 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
         f->pos += a->write ? n : (MPI_Offset)x.moved / esize;
     if (status != MPI_STATUS_IGNORE) {
         mp_status_empty(status);
-        mp_status_set_bytes(status, (MPI_Count)x.moved);
+        mp_status_set_bytes(status, (MPI_Count)native);
     }
     return MPI_SUCCESS;
+}
+
+int mp_io_stage(const char *F, const mp_file *f, const mp_io_args *a, size_t bytes,
+                char **mem, char **tmp)
+{
+    *tmp = NULL;
+    if (f->rep != MP_IO_REP_NATIVE && bytes) {
+        *mem = *tmp = mp_malloc(bytes);
+        return a->write ? mp_io_to_file(F, f, a->buf, a->count, a->dt, *tmp) : MPI_SUCCESS;
+    }
+    if (a->dt->is_contig) {
+        *mem = (char *)a->buf + a->dt->true_lb;
+    } else if (bytes) {
+        *mem = *tmp = mp_malloc(bytes);
+        if (a->write)
+            mp_pack(a->buf, a->count, a->dt, 0, *tmp, bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_io_unstage(const char *F, const mp_file *f, const mp_io_args *a, const char *tmp,
+                  size_t moved, size_t *native)
+{
+    *native = moved;
+    if (f->rep == MP_IO_REP_NATIVE) {
+        if (tmp && !a->write)
+            mp_unpack(a->buf, a->count, a->dt, 0, tmp, moved);
+        return MPI_SUCCESS;
+    }
+    if (a->write) {                   /* whole elements: their native size */
+        *native = mp_datatype_bytes(a->dt, a->count);
+        return MPI_SUCCESS;
+    }
+    return tmp ? mp_io_from_file(F, f, tmp, moved, a->buf, a->dt, native) : MPI_SUCCESS;
 }
 
 int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **req)

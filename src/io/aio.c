@@ -40,12 +40,8 @@ typedef struct job {
     size_t npieces;
     MPI_Offset lock_start;            /* atomic mode: locked from here to the end */
     int atomic;
-    /* reads: where the data goes at completion */
-    char *tmp;                        /* packed copy, or NULL (read in place) */
-    void *buf;
-    MPI_Aint count;
-    mp_datatype *dt;                  /* one reference, for the unpack */
-    int external;
+    char *tmp;                        /* packed or converted copy, or NULL (in place) */
+    mp_io_args a;                     /* a read's buffer, count and type (one reference) */
     atomic_int finished;              /* set (release) by the thread, or by a cancel */
     int cancelled, err;
 } job;
@@ -113,8 +109,7 @@ static void job_free(job *j)
     free(j->pieces);
     free(j->x.sbuf);
     free(j->tmp);
-    if (j->dt)
-        mp_datatype_release(j->dt);
+    mp_datatype_release(j->a.dt);
     free(j);
 }
 
@@ -133,15 +128,11 @@ static int complete_jobs(void)
         events++;
         mp_request *r = j->req;
         int err = mp_io_xfer_error(&j->x, j->err);
-        if (!err && !j->write && !j->cancelled && j->tmp) {
-            if (j->external)
-                mp_unpack_external(j->tmp, j->buf, (MPI_Aint)(j->x.moved /
-                                   (size_t)j->dt->size), j->dt);
-            else
-                mp_unpack(j->buf, j->count, j->dt, 0, j->tmp, j->x.moved);
-        }
+        size_t native = 0;
+        if (!err && !j->cancelled)
+            err = mp_io_unstage(j->x.F, j->f, &j->a, j->tmp, j->x.moved, &native);
         mp_status_empty(&r->status);
-        mp_status_set_bytes(&r->status, err || j->cancelled ? 0 : (MPI_Count)j->x.moved);
+        mp_status_set_bytes(&r->status, err ? 0 : (MPI_Count)native);
         mp_status_set_cancelled(&r->status, j->cancelled);
         r->status.MPI_ERROR = err;
         job_free(j);
@@ -178,26 +169,12 @@ int mp_io_async(const char *F, mp_file *f, const mp_io_args *a, MPI_Offset pos, 
     x->f = f;
     x->write = a->write;
     x->lock = a->write && mp_io_write_locks(f);
-    if (f->external) {
-        x->mem = j->tmp = mp_malloc(bytes);
-        if (a->write)
-            mp_pack_external(a->buf, a->count, a->dt, j->tmp);
-    } else if (a->dt->is_contig) {
-        x->mem = (char *)a->buf + a->dt->true_lb;
-    } else {
-        x->mem = j->tmp = mp_malloc(bytes);
-        if (a->write)
-            mp_pack(a->buf, a->count, a->dt, 0, j->tmp, bytes);
-    }
-    if (!a->write) {
-        j->buf = a->buf;
-        j->count = a->count;
-        j->dt = a->dt;
-        j->external = f->external;
-        mp_datatype_retain(a->dt);
-    }
+    j->a = *a;
+    mp_datatype_retain(a->dt);
     plist l = { 0 };
-    int err = mp_io_pieces(f, pos * esize, bytes, collect, &l);
+    int err = mp_io_stage(F, f, a, bytes, &x->mem, &j->tmp);
+    if (!err)
+        err = mp_io_pieces(f, pos * esize, bytes, collect, &l);
     j->pieces = l.p;
     j->npieces = l.n;
     MPI_Offset start = l.n ? l.p[0] : 0;

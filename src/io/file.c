@@ -130,10 +130,10 @@ static void file_destroy(mp_file *f)
         }
     if (f->fd >= 0)
         close(f->fd);
-    if (f->etype)
-        mp_datatype_release(f->etype);
-    if (f->filetype)
-        mp_datatype_release(f->filetype);
+    mp_datatype *types[4] = { f->etype, f->filetype, f->vetype, f->vfiletype };
+    for (int i = 0; i < 4; i++)
+        if (types[i])
+            mp_datatype_release(types[i]);
     mp_info_free_handle(f->info);
     mp_errhandler_release(f->errhandler);
     if (f->comm)
@@ -156,10 +156,9 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
     mp_errhandler_retain(f->errhandler);
     f->info = MPI_INFO_NULL;
     mp_datatype *byte = mp_datatype_get(MPI_BYTE);
-    f->etype = byte;
-    f->filetype = byte;
-    mp_datatype_retain(byte);
-    mp_datatype_retain(byte);
+    f->etype = f->filetype = f->vetype = f->vfiletype = byte;
+    for (int i = 0; i < 4; i++)
+        mp_datatype_retain(byte);
     strcpy(f->datarep, "native");
 
     int err = mp_comm_dup_internal(comm, &f->comm);

@@ -42,9 +42,11 @@ struct mp_file {
     mp_io_hints hints;                /* what they say (or the defaults) */
     /* view */
     MPI_Offset disp;
-    mp_datatype *etype, *filetype;    /* one reference each */
+    mp_datatype *etype, *filetype;    /* as they lie in the file (view.c); one reference each */
+    mp_datatype *vetype, *vfiletype;  /* as the user gave them (get_view); one reference each */
     char datarep[MPI_MAX_DATAREP_STRING];
-    int external;                     /* "external32": data converted on the way (view.c) */
+    int rep;                          /* MP_IO_REP_*: how data converts on the way */
+    const struct user_datarep *user;  /* a registered representation, or NULL */
     MPI_Offset pos;                   /* individual file pointer, etypes */
     /* shared file pointer: one MPI_Offset on rank 0 of comm, in etypes */
     mp_win *shwin;
@@ -53,6 +55,28 @@ struct mp_file {
     const void *split_buf;
     MPI_Status split_status;
 };
+
+/* view.c: data representations.  Native data moves as it is; external32 and user
+ * representations with conversion functions go through a temporary in the file's form. */
+enum { MP_IO_REP_NATIVE, MP_IO_REP_EXTERNAL32, MP_IO_REP_USER };
+/* The file bytes of count elements of dt under f's representation (*err on failure). */
+size_t mp_io_file_bytes(const char *F, const mp_file *f, mp_datatype *dt, MPI_Aint count,
+                        int *err);
+/* count elements of dt at buf into the file form at out (mp_io_file_bytes long). */
+int  mp_io_to_file(const char *F, const mp_file *f, const void *buf, MPI_Aint count,
+                   mp_datatype *dt, void *out);
+/* The whole elements of dt in `bytes` file bytes at in, into buf; *native gets their native
+ * size (what the status counts). */
+int  mp_io_from_file(const char *F, const mp_file *f, const void *in, size_t bytes, void *buf,
+                     mp_datatype *dt, size_t *native);
+
+/* access.c: the data of an access in the file's form, at *mem: the user's buffer, or a
+ * temporary (*tmp, to free) packed or converted for a write; and back after a read of
+ * `moved` file bytes (*native: the bytes the status counts). */
+int  mp_io_stage(const char *F, const mp_file *f, const mp_io_args *a, size_t bytes,
+                 char **mem, char **tmp);
+int  mp_io_unstage(const char *F, const mp_file *f, const mp_io_args *a, const char *tmp,
+                   size_t moved, size_t *native);
 
 /* file.c: parses f->info into f->hints and gives the kernel access_style advice. */
 void mp_io_hints_update(mp_file *f);
