@@ -564,9 +564,8 @@ int mp_io_seek_shared(const char *F, mp_file *f, MPI_Offset offset, int whence)
     if (!err)
         err = seek_target(F, f, cur, offset, whence, &target);
     /* every rank must have read the old value before rank 0 replaces it */
-    int mine[3] = { err ? 1 : 0, (int)(target & 0x7fffffff), -(int)(target & 0x7fffffff) };
-    int all[3];
-    int cerr = mp_allreduce(mine, all, 3, mp_datatype_get(MPI_INT), MPI_MAX, f->comm);
+    int64_t mine[3] = { err ? 1 : 0, target, -target }, all[3];
+    int cerr = mp_allreduce(mine, all, 3, mp_datatype_get(MPI_INT64_T), MPI_MAX, f->comm);
     if (err || cerr)
         return err ? err : cerr;
     if (all[0])
