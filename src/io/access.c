@@ -331,7 +331,10 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
     err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
     if (!err && two_phase) {
         err = mp_io_two_phase(F, f, a->write, pos * esize, bytes, x.mem, &x.moved);
-    } else if (!err && bytes) {
+        if (err == MP_IO_INDEPENDENT)
+            err = two_phase = 0;
+    }
+    if (!err && !two_phase && bytes) {
         MPI_Offset start = mp_io_file_offset(f, pos * esize);
         if (f->atomic && mp_io_lock(f, start, 0, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);

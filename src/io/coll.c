@@ -13,7 +13,10 @@
  * window's span first when the pieces leave holes in it (read-modify-write: other data in the
  * span must survive), copies the pieces in, and writes the span with one pwrite; the
  * aggregator of a read reads the span with one pread and sends each rank its pieces back.
- * Holes between domains are never touched.  Atomic mode and the hints romio_cb_write /
+ * Holes between domains are never touched.  When no two ranks' ranges overlap, every rank
+ * accesses its own range independently instead (unless romio_cb_write / romio_cb_read =
+ * enable): the exchange would only copy data no other request touches.  Atomic mode and the
+ * hints romio_cb_write /
  * romio_cb_read = disable fall back to independent access (access.c), as does a group of one.
  */
 #include "io/io_impl.h"
@@ -235,6 +238,31 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
     return cerr ? cerr : err;
 }
 
+static int cmp_range(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Whether two of the n ranges [r[2i], r[2i+1]) overlap (empty ones, lo >= hi, never do). */
+static int ranges_overlap(const int64_t *r, int n)
+{
+    int64_t *s = mp_malloc(sizeof *s * 2 * (size_t)n);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (r[2 * i] < r[2 * i + 1]) {
+            s[2 * m] = r[2 * i];
+            s[2 * m + 1] = r[2 * i + 1];
+            m++;
+        }
+    qsort(s, (size_t)m, 2 * sizeof *s, cmp_range);
+    int overlap = 0;
+    for (int i = 1; i < m && !overlap; i++)
+        overlap = s[2 * i] < s[2 * i - 1];
+    free(s);
+    return overlap;
+}
+
 int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
                     char *mem, size_t *moved)
 {
@@ -259,10 +287,14 @@ int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t
         L.lo = all[2 * p] < L.lo ? all[2 * p] : L.lo;
         L.hi = all[2 * p + 1] > L.hi ? all[2 * p + 1] : L.hi;
     }
+    int interleaved = (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_ENABLE ||
+                      ranges_overlap(all, n);
     free(all);
     *moved = bytes;
     if (L.lo >= L.hi)
         return MPI_SUCCESS;            /* nobody moves anything */
+    if (!interleaved)
+        return MP_IO_INDEPENDENT;      /* every rank's range is its own */
     long want = f->hints.cb_nodes ? f->hints.cb_nodes : c->nnodes;
     L.naggs = want < 1 ? 1 : want > n ? n : (int)want;
     L.agg = mp_malloc(sizeof(int) * (size_t)L.naggs);

@@ -147,6 +147,10 @@ int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 int  mp_io_cb_enabled(const mp_file *f, int write);
 int  mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
                      char *mem, size_t *moved);
+/* mp_io_two_phase's answer when no two ranks' ranges overlap (and the hint does not force
+ * buffering): every rank then accesses its own range independently, as ROMIO's automatic
+ * mode does -- an exchange would only copy data that no other rank's request touches. */
+enum { MP_IO_INDEPENDENT = 1 };
 
 /* aio.c: a nonblocking independent access of stream bytes [pos, pos + bytes) (bytes > 0,
  * checked, position taken) handed to the I/O thread; *req completes through progress. */
