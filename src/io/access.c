@@ -425,6 +425,7 @@ int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **r
     }
     mp_request *r = mp_request_alloc(MP_REQ_FILE);
     r->comm = f->comm;
+    r->owner = f;
     r->status = st;
     r->status.MPI_ERROR = MPI_SUCCESS;
     mp_request_complete(r);

@@ -190,6 +190,7 @@ int mp_io_async(const char *F, mp_file *f, const mp_io_args *a, MPI_Offset pos, 
     }
     mp_request *r = mp_request_alloc(MP_REQ_FILE);
     r->comm = f->comm;
+    r->owner = f;                     /* its errors go through f's handler (binding) */
     j->req = r;
     if (!started) {
         pthread_t t;
