@@ -33,16 +33,7 @@ static void run(MPI_Info info, const char *name)
 {
     long size = (long)np * (BLK + GAP) * NBLK + 17;
     MPI_File fh = io_create(name, info);
-    if (me == 0) {
-        unsigned char *bg = malloc((size_t)size);
-        for (long i = 0; i < size; i++)
-            bg[i] = background(i);
-        CHECK_MPI(MPI_File_write_at(fh, 0, bg, (int)size, MPI_BYTE, MPI_STATUS_IGNORE));
-        free(bg);
-    }
-    CHECK_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    CHECK_MPI(MPI_File_sync(fh));
+    io_fill_background(fh, size, background);
     MPI_Datatype vec, ft;
     MPI_Type_vector(NBLK, BLK, np * (BLK + GAP), MPI_BYTE, &vec);
     MPI_Type_create_resized(vec, 0, (MPI_Aint)np * (BLK + GAP) * NBLK, &ft);

@@ -139,16 +139,7 @@ static void run(const char *mode, const char *bufsize)
     snprintf(name, sizeof name, "bg_%s_%s", mode ? mode : "auto", bufsize);
     MPI_File fh = io_create(name, info);
     long size = period() * PERIODS + 9;
-    if (me == 0) {
-        unsigned char *bg = malloc((size_t)size);
-        for (long i = 0; i < size; i++)
-            bg[i] = background(i);
-        CHECK_MPI(MPI_File_write_at(fh, 0, bg, (int)size, MPI_BYTE, MPI_STATUS_IGNORE));
-        free(bg);
-    }
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK_MPI(MPI_File_sync(fh));
+    io_fill_background(fh, size, background);
     write_rounds(fh);
     verify(fh, size, 1, name);
     CHECK_MPI(MPI_File_close(&fh));
