@@ -9,7 +9,7 @@
  * must be the end of the last byte written; every block reads back, the holes read as zeros;
  * MPI_File_get_byte_offset and MPI_File_get_position count past 32 bits; set_size grows the
  * file and a read at its end counts what exists; MPI_File_seek_shared refuses targets that
- * differ only above bit 31.
+ * differ only above bit 31 (MemPI only; MPICH 4.0 passes the rest).
  */
 #include "io_common.h"
 #include <stdint.h>
@@ -69,7 +69,9 @@ int main(int argc, char **argv)
 
     /* shared pointer, in rank order, from beyond 2^32 ints */
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
-    if (np > 1)   /* targets that differ only above bit 31 are different */
+    /* targets that differ only above bit 31 are different (an erroneous call, after which
+     * MPICH 4.0's ROMIO leaves its collectives mismatched: MemPI only) */
+    if (np > 1 && io_is_mempi())
         CHECK_CLASS(MPI_File_seek_shared(fh, me == 0 ? G4 + 1 : 1, MPI_SEEK_SET),
                     MPI_ERR_NOT_SAME);
     MPI_Offset sh = G4 + 100;
