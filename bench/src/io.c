@@ -118,8 +118,8 @@ int main(int argc, char **argv)
     memset(buf, 'x', (size_t)sizes[nsizes - 1]);
     int stop = 0;
     for (int fs = 0; fs < 2 && !stop; fs++) {
-        char path[512], seqpath[512];
-        snprintf(path, sizeof path - 8, "%s/bench-io-%d.dat", dirs[fs], (int)getpid());
+        char path[512], seqpath[520];
+        snprintf(path, sizeof path, "%s/bench-io-%d.dat", dirs[fs], (int)getpid());
         MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
         snprintf(seqpath, sizeof seqpath, "%s.seq", path);
         for (int i = 0; i < nsizes && !stop; i++) {
