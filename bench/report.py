@@ -201,6 +201,34 @@ def check_targets(med, units, cases, mempi_note, noisy):
                 s = 0 if name == "barrier" else 8
                 one("collectives at 8 B, more ranks than cores: >= 2x faster than both", case, name, s,
                     "<= 0.50", lambda r: r <= 0.5)
+        rows.extend(check_io(med, case, one, noisy))
+    return rows
+
+
+def check_io(med, case, one, noisy):
+    """Issue 22's targets (bench/src/io.c): every collective pattern at least as fast as the
+    faster peer; the contiguous collective write within 0.8x of the dd-style sequential
+    write of the same file system (MemPI's own run of ioseq_w)."""
+    rows = []
+    for fs in ("tmpfs", "disk"):
+        for pat in ("io2d", "iostr", "iocont"):
+            for d in ("w", "r"):
+                name = "%s_%s_%s" % (pat, d, fs)
+                for size in sorted({k[2] for k in med if k[0] == case and k[1] == name}):
+                    one("MPI-IO collective bandwidth >= faster peer", case, name, size, ">= 1.00",
+                        lambda r: r >= 1.0)
+        for size in sorted({k[2] for k in med if k[0] == case and k[1] == "iocont_w_" + fs}):
+            mine = med.get((case, "iocont_w_" + fs, size), {}).get("mempi")
+            dd = med.get((case, "ioseq_w_" + fs, size), {}).get("mempi")
+            if not mine or not dd:
+                continue
+            ratio = mine / dd
+            verdict = "met" if ratio >= 0.8 else "NOT MET: measured ratio %.2f" % ratio
+            if (case, "iocont_w_" + fs, size) in noisy:
+                verdict += " (noisy: rounds differ > %gx)" % NOISE_SPREAD
+            rows.append(("contiguous collective write >= 0.8x dd-style write", case,
+                         "iocont_w_%s %s" % (fs, human_size(size)), fmt(mine),
+                         "%s (ioseq_w, MemPI's run)" % fmt(dd), "%.2f" % ratio, ">= 0.80", verdict))
     return rows
 
 

@@ -17,6 +17,7 @@
  * any/some/all variants cannot disagree about what "complete" means.
  */
 #include "binding/binding.h"
+#include "io/io.h"
 #include <stdlib.h>
 
 typedef struct mp_greq {
@@ -120,6 +121,21 @@ static mp_comm *err_comm(const mp_request *r)
     return op->comm;
 }
 
+/* A failed request's error goes through its communicator's handler, a file access's through
+ * its file's (MPI 4.0 9.3; MPI_FILE_NULL's when the file was closed meanwhile).  owner: the
+ * file of an MP_REQ_FILE request, taken before the request is finished. */
+static void *err_file(const mp_request *r)
+{
+    return r->kind == MP_REQ_FILE ? r->owner : NULL;
+}
+
+static int raise_req(mp_comm *comm, void *file, const char *F, int err)
+{
+    if (err == MPI_SUCCESS)
+        return err;
+    return file ? mp_io_raise(mp_io_get((MPI_File)file), err, F) : mp_error_raise(comm, err, F);
+}
+
 static MPI_Status *status_at(MPI_Status statuses[], int i)
 {
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
@@ -167,7 +183,8 @@ static inline int complete_one(const char *F, MPI_Request *request, int *flag,
             return MPI_SUCCESS;
     }
     mp_comm *comm = err_comm(r);
-    return mp_ret(comm, F, req_finish(r, request, status));
+    void *file = err_file(r);
+    return raise_req(comm, file, F, req_finish(r, request, status));
 }
 
 int mp_do_wait(const char *F, MPI_Request *request, MPI_Status *status)
@@ -188,6 +205,7 @@ static int finish_list(const char *F, int n, MPI_Request reqs[], const int at[],
                        MPI_Status statuses[])
 {
     mp_comm *bad = NULL;
+    void *bad_file = NULL;
     for (int k = 0; k < n; k++) {
         int i = at ? at[k] : k, e = MPI_SUCCESS;
         mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
@@ -196,9 +214,11 @@ static int finish_list(const char *F, int n, MPI_Request reqs[], const int at[],
             empty_status(st);
         } else {
             mp_comm *comm = err_comm(r);
+            void *file = err_file(r);
             e = req_finish(r, &reqs[i], st);
             if (e != MPI_SUCCESS && bad == NULL) {
                 bad = comm;
+                bad_file = file;
                 for (int j = 0; j < k && statuses != MPI_STATUSES_IGNORE; j++)
                     statuses[j].MPI_ERROR = MPI_SUCCESS;
             }
@@ -206,7 +226,7 @@ static int finish_list(const char *F, int n, MPI_Request reqs[], const int at[],
         if (bad && st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = e;
     }
-    return bad ? mp_error_raise(bad, MPI_ERR_IN_STATUS, F) : MPI_SUCCESS;
+    return bad ? raise_req(bad, bad_file, F, MPI_ERR_IN_STATUS) : MPI_SUCCESS;
 }
 
 int mp_do_waitall(const char *F, int count, MPI_Request reqs[], MPI_Status statuses[])
@@ -265,8 +285,9 @@ static int finish_one(const char *F, MPI_Request reqs[], int i, int *index, MPI_
 {
     mp_request *r = mp_request_get(reqs[i]);
     mp_comm *comm = err_comm(r);
+    void *file = err_file(r);
     *index = i;
-    return mp_ret(comm, F, req_finish(r, &reqs[i], status));
+    return raise_req(comm, file, F, req_finish(r, &reqs[i], status));
 }
 
 int mp_do_waitany(const char *F, int count, MPI_Request reqs[], int *index,
@@ -526,6 +547,8 @@ int mp_do_cancel(const char *F, mp_request *r)
         return r->inner ? mp_cancel(r->inner) : MPI_SUCCESS;
     if (r->kind == MP_REQ_SEND || r->kind == MP_REQ_RECV)
         return mp_cancel(r);
+    if (r->kind == MP_REQ_FILE)
+        return mp_io_cancel(r);
     return MPI_SUCCESS;                    /* collectives cannot be cancelled */
 }
 

@@ -179,7 +179,7 @@ enum mp_req_kind {
     MP_REQ_PAIR,                      /* MPI_Isendrecv: a send and a receive (pt2pt.c) */
     MP_REQ_RMA,                       /* request-based one-sided operation (src/rma/) */
     MP_REQ_PART,                      /* partitioned send or receive (src/pt2pt/part.c) */
-    MP_REQ_FILE                       /* nonblocking file access, complete at start (src/io/) */
+    MP_REQ_FILE                       /* nonblocking file access (src/io/aio.c) */
 };
 enum mp_send_mode { MP_MODE_STANDARD = 0, MP_MODE_SYNC, MP_MODE_READY, MP_MODE_BUFFERED };
 

@@ -14,10 +14,16 @@
  * buffering (coll.c) after an allreduce that makes sure no rank failed its checks.  In
  * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
- * Independent reads of a dense noncontiguous view are sieved: the span is read in buffers of
- * up to 4 MiB and the pieces copied out (writes are not: sieving them needs a locked
- * read-modify-write).  Nonblocking forms do the access before they return and hand back a
- * completed request.
+ * Independent accesses of a noncontiguous view are sieved as the hints say (romio_ds_read,
+ * romio_ds_write): a read reads large buffers of the span and copies the pieces out; a write
+ * locks a block of the span (a POSIX byte-range write lock), reads it, copies its pieces in
+ * and writes it back.  The block's other bytes are rewritten with what was read, so while
+ * sieving may happen every write locks the bytes it changes (each piece here; the span of a
+ * collective-buffering aggregator in coll.c): no read-modify-write can then put back bytes
+ * older than another process's completed write.  Nonblocking independent forms are checked
+ * and positioned here and handed to the I/O thread (aio.c); nonblocking collective forms do
+ * the access before they return and hand back a completed request.  The transfer functions
+ * record a failure instead of making an MPI error code, because the I/O thread runs them.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -27,23 +33,37 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct xfer {
-    const char *F;
-    const mp_file *f;
-    char *mem;                        /* the packed data */
-    int write;
-    size_t moved;                     /* stream bytes read or written, from the start */
-    /* data sieving (reads): the file bytes [sbase, sbase + slen) are in sbuf */
-    char *sbuf;
-    MPI_Offset sbase, send;           /* send: where the access's span ends */
-    size_t slen, scap;
-} xfer;
+typedef mp_io_xfer xfer;
 
-enum { SIEVE_BUFFER = 4 << 20, SIEVE_DENSITY = 8 };
+/* Automatic data sieving needs pieces that fill at least 1/SIEVE_DENSITY of their span;
+ * writes are sieved automatically only when their pieces are small too (a read-modify-write
+ * of the span costs more than writing pieces of a few KiB each). */
+enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
+
+/* A failure is recorded, not turned into an MPI error code here: the I/O thread (aio.c) runs
+ * these functions too, and error codes are made by MPI calls (mp_io_xfer_error). */
+static int io_fail(xfer *x, const char *what, MPI_Offset off, size_t len, int e)
+{
+    x->fail_what = what;
+    x->fail_off = off;
+    x->fail_len = len;
+    x->fail_errno = e;
+    return MP_IO_XFER_FAILED;
+}
+
+int mp_io_xfer_error(const xfer *x, int err)
+{
+    if (err != MP_IO_XFER_FAILED)
+        return err;
+    char msg[96];
+    snprintf(msg, sizeof msg, "cannot %s %zu bytes at offset %lld%s of", x->fail_what,
+             x->fail_len, (long long)x->fail_off, x->sbuf ? " (data sieving)" : "");
+    return mp_io_errno(x->F, x->f->name, msg, x->fail_errno);
+}
 
 /* A read piece served from the sieve buffer, which is refilled from the piece on (up to the
- * span's end) when the piece is not in it.  Pieces as large as the buffer go directly. */
-static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
+ * span's end) when the piece is not in it. */
+static int sieve_read(xfer *x, MPI_Offset off, size_t len, size_t done)
 {
     if (off < x->sbase || off + (MPI_Offset)len > x->sbase + (MPI_Offset)x->slen) {
         size_t want = x->scap;
@@ -52,13 +72,60 @@ static int sieve_piece(xfer *x, MPI_Offset off, size_t len, size_t done)
         x->sbase = off;
         int e = mp_io_rw(x->f, 0, x->sbuf, want, off, &x->slen);
         if (e)
-            return mp_io_errno(x->F, x->f->name, "cannot read (data sieving)", e);
+            return io_fail(x, "read", off, want, e);
     }
     size_t have = off + (MPI_Offset)len <= x->sbase + (MPI_Offset)x->slen
                       ? len : (size_t)(x->sbase + (MPI_Offset)x->slen - off);
     memcpy(x->mem + done, x->sbuf + (off - x->sbase), have);
     x->moved = done + have;
     return have < len;                /* short: the end of the file */
+}
+
+/* Writes the live sieve block back (the bytes read and those changed) and unlocks it. */
+int mp_io_sieve_flush(xfer *x)
+{
+    if (!x->live)
+        return MPI_SUCCESS;
+    size_t n = x->slen > x->sdirty ? x->slen : x->sdirty, k = 0;
+    int e = n ? mp_io_rw(x->f, 1, x->sbuf, n, x->sbase, &k) : 0;
+    if (x->lock)
+        mp_io_lock(x->f, x->sbase, (MPI_Offset)x->scap, 1, 0);
+    x->live = 0;
+    x->slen = x->sdirty = 0;
+    return e ? io_fail(x, "write", x->sbase + (MPI_Offset)k, n - k, e) : MPI_SUCCESS;
+}
+
+/* A write piece copied into the sieve block; when the piece is not in it, the block is
+ * written back and the one from the piece on read.  The block is locked from before it is
+ * read until it is written back: bytes between the pieces are rewritten with what was read,
+ * and every other writer of them holds a lock while it writes (mp_io_write_locks). */
+static int sieve_write(xfer *x, MPI_Offset off, size_t len, size_t done)
+{
+    if (!x->live || off < x->sbase || off + (MPI_Offset)len > x->sbase + (MPI_Offset)x->scap) {
+        int err = mp_io_sieve_flush(x);
+        if (err)
+            return err;
+        size_t want = x->scap;
+        if ((MPI_Offset)want > x->send - off)
+            want = (size_t)(x->send - off);
+        int e = x->lock ? mp_io_lock(x->f, off, (MPI_Offset)x->scap, 1, 1) : 0;
+        if (e)
+            return io_fail(x, "lock", off, x->scap, e);
+        x->sbase = off;
+        e = mp_io_rw(x->f, 0, x->sbuf, want, off, &x->slen);
+        if (e) {
+            if (x->lock)
+                mp_io_lock(x->f, off, (MPI_Offset)x->scap, 1, 0);
+            return io_fail(x, "read", off, want, e);
+        }
+        memset(x->sbuf + x->slen, 0, x->scap - x->slen);   /* past the end of the file */
+        x->live = 1;
+    }
+    memcpy(x->sbuf + (off - x->sbase), x->mem + done, len);
+    size_t end = (size_t)(off - x->sbase) + len;
+    x->sdirty = end > x->sdirty ? end : x->sdirty;
+    x->moved = done + len;
+    return 0;
 }
 
 int mp_io_rw(const mp_file *f, int write, char *buf, size_t len, MPI_Offset off,
@@ -82,31 +149,83 @@ int mp_io_rw(const mp_file *f, int write, char *buf, size_t len, MPI_Offset off,
     return 0;
 }
 
-static int move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
+int mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, int lock)
+{
+    struct flock fl = { .l_type = (short)(!lock ? F_UNLCK : write ? F_WRLCK : F_RDLCK),
+                        .l_whence = SEEK_SET, .l_start = start, .l_len = len };
+#ifdef F_OFD_SETLKW
+    int cmd = F_OFD_SETLKW;
+#else
+    int cmd = F_SETLKW;
+#endif
+    while (fcntl(f->fd, cmd, &fl) < 0) {
+#ifdef F_OFD_SETLKW
+        if (errno == EINVAL && cmd == F_OFD_SETLKW) {   /* a kernel without them */
+            cmd = F_SETLKW;
+            continue;
+        }
+#endif
+        if (errno != EINTR)
+            return errno;
+    }
+    return 0;
+}
+
+int mp_io_write_locks(const mp_file *f)
+{
+    return !f->atomic && f->hints.ds_write != MP_IO_DISABLE;
+}
+
+int mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
     xfer *x = ctx;
     if (x->sbuf && len < x->scap)
-        return sieve_piece(x, off, len, done);
-    size_t k;
-    int e = mp_io_rw(x->f, x->write, x->mem + done, len, off, &k);
-    x->moved = done + k;
-    if (e) {
-        char what[80];
-        snprintf(what, sizeof what, "cannot %s %zu bytes at offset %lld of",
-                 x->write ? "write" : "read", len - k, (long long)(off + (off_t)k));
-        return mp_io_errno(x->F, x->f->name, what, e);
+        return x->write ? sieve_write(x, off, len, done) : sieve_read(x, off, len, done);
+    if (x->sbuf && x->write) {
+        int err = mp_io_sieve_flush(x);
+        if (err)
+            return err;
     }
+    int e = x->write && x->lock ? mp_io_lock(x->f, off, (MPI_Offset)len, 1, 1) : 0;
+    if (e)
+        return io_fail(x, "lock", off, len, e);
+    size_t k;
+    e = mp_io_rw(x->f, x->write, x->mem + done, len, off, &k);
+    if (x->write && x->lock)
+        mp_io_lock(x->f, off, (MPI_Offset)len, 1, 0);
+    x->moved = done + k;
+    if (e)
+        return io_fail(x, x->write ? "write" : "read", off + (MPI_Offset)k, len - k, e);
     return k < len;                   /* short: the end of the file */
 }
 
-static int range_lock(const mp_file *f, MPI_Offset start, int write, int lock)
+static int count_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
-    struct flock fl = { .l_type = (short)(!lock ? F_UNLCK : write ? F_WRLCK : F_RDLCK),
-                        .l_whence = SEEK_SET, .l_start = start, .l_len = 0 };
-    int rc;
-    while ((rc = fcntl(f->fd, F_SETLKW, &fl)) < 0 && errno == EINTR)
-        ;
-    return rc;
+    (*(size_t *)ctx)++;
+    return 0;
+}
+
+/* Whether an independent access of stream bytes [pos, pos + bytes) starting at file byte
+ * start is sieved, and with which buffer size (x->scap; x->send set). */
+int mp_io_sieve_plan(xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start)
+{
+    const mp_file *f = x->f;
+    int mode = x->write ? f->hints.ds_write : f->hints.ds_read;
+    if (f->filetype->is_contig || mode == MP_IO_DISABLE || (x->write && !f->readable))
+        return 0;
+    x->send = mp_io_span_end(f, pos, bytes);
+    MPI_Offset span = x->send - start;
+    if (mode == MP_IO_AUTO) {
+        if ((MPI_Offset)bytes * SIEVE_DENSITY < span)
+            return 0;
+        size_t n = 0;
+        if (x->write && (mp_io_pieces(f, pos, bytes, count_piece, &n) ||
+                         bytes >= n * (size_t)SIEVE_WRITE_PIECE))
+            return 0;
+    }
+    long cap = x->write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
+    x->scap = (MPI_Offset)cap < span ? (size_t)cap : (size_t)span;
+    return 1;
 }
 
 static int check_access(const char *F, mp_file *f, const mp_io_args *a, size_t bytes)
@@ -173,75 +292,70 @@ static int agree(const char *F, mp_file *f, int local)
                                mp_error_class_text(any)) : MPI_SUCCESS;
 }
 
-int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
+/* The checks of an access and its first etype (the shared pointer moved by its size). */
+static int start(const char *F, mp_file *f, const mp_io_args *a, int two_phase,
+                 size_t *bytes, MPI_Offset *pos)
 {
-    size_t bytes = mp_datatype_bytes(a->dt, a->count);
-    int two_phase = a->coll && (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL) &&
-                    mp_io_cb_enabled(f, a->write);
-    int err = check_access(F, f, a, bytes);
+    int err;
+    *bytes = mp_io_file_bytes(F, f, a->dt, a->count, &err);
+    if (!err)
+        err = check_access(F, f, a, *bytes);
     if (two_phase)
         err = agree(F, f, err);
     if (err)
         return err;
-    MPI_Offset esize = f->etype->size, n = (MPI_Offset)bytes / esize, pos = 0;
+    MPI_Offset n = (MPI_Offset)*bytes / f->etype->size;
     switch (a->where) {
-    case MP_IO_AT:         pos = a->offset; break;
-    case MP_IO_INDIVIDUAL: pos = f->pos; break;
-    case MP_IO_SHARED:     err = mp_io_shared_fetch_add(F, f, n, &pos); break;
-    case MP_IO_ORDERED:    err = ordered_position(F, f, n, &pos); break;
+    case MP_IO_AT:         *pos = a->offset; break;
+    case MP_IO_INDIVIDUAL: *pos = f->pos; break;
+    case MP_IO_SHARED:     return mp_io_shared_fetch_add(F, f, n, pos);
+    case MP_IO_ORDERED:    return ordered_position(F, f, n, pos);
     }
+    return MPI_SUCCESS;
+}
+
+int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
+{
+    int two_phase = a->coll && (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL) &&
+                    mp_io_cb_enabled(f, a->write);
+    size_t bytes;
+    MPI_Offset pos = 0;
+    int err = start(F, f, a, two_phase, &bytes, &pos);
     if (err)
         return err;
+    MPI_Offset esize = f->etype->size, n = (MPI_Offset)bytes / esize;
 
     xfer x = { .F = F, .f = f, .write = a->write };
     char *tmp = NULL;
-    if (f->external && bytes) {
-        if (mp_datatype_external_bytes(a->dt, a->count) != bytes)
-            return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 size of the "
-                                 "buffer's type differs from its native size ('%s')", F,
-                                 f->name);
-        x.mem = tmp = mp_malloc(bytes);
-        if (a->write)
-            mp_pack_external(a->buf, a->count, a->dt, tmp);
-    } else if (a->dt->is_contig) {
-        x.mem = (char *)a->buf + a->dt->true_lb;
-    } else if (bytes) {
-        x.mem = tmp = mp_malloc(bytes);
-        if (a->write)
-            mp_pack(a->buf, a->count, a->dt, 0, tmp, bytes);
-    }
-    if (two_phase) {
+    size_t native = 0;
+    err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
+    if (!err && two_phase) {
         err = mp_io_two_phase(F, f, a->write, pos * esize, bytes, x.mem, &x.moved);
-        if (!err && tmp && !a->write && f->external)
-            mp_unpack_external(tmp, a->buf, (MPI_Aint)(x.moved / (size_t)a->dt->size), a->dt);
-        else if (!err && tmp && !a->write)
-            mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
-    } else if (bytes) {
+        if (err == MP_IO_INDEPENDENT)
+            err = two_phase = 0;
+    }
+    if (!err && !two_phase && bytes) {
         MPI_Offset start = mp_io_file_offset(f, pos * esize);
-        if (f->atomic && range_lock(f, start, a->write, 1))
+        if (f->atomic && mp_io_lock(f, start, 0, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
-        /* reads of a noncontiguous view whose pieces fill at least 1/8 of their span are
-         * sieved: large reads of the span instead of one per piece */
-        if (!a->write && !f->filetype->is_contig) {
-            x.send = mp_io_span_end(f, pos * esize, bytes);
-            if ((MPI_Offset)bytes * SIEVE_DENSITY >= x.send - start) {
-                x.scap = SIEVE_BUFFER;
-                if ((MPI_Offset)x.scap > x.send - start)
-                    x.scap = (size_t)(x.send - start);
-                x.sbuf = mp_malloc(x.scap);
-                x.sbase = x.send;
-            }
+        x.lock = a->write && mp_io_write_locks(f);
+        if (mp_io_sieve_plan(&x, pos * esize, bytes, start)) {
+            x.sbuf = mp_malloc(x.scap);
+            x.sbase = x.send;
         }
         if (!err)
-            err = mp_io_pieces(f, pos * esize, bytes, move_piece, &x);
+            err = mp_io_pieces(f, pos * esize, bytes, mp_io_move_piece, &x);
+        if (x.write) {
+            int ferr = mp_io_sieve_flush(&x);
+            err = err ? err : ferr;
+        }
+        err = mp_io_xfer_error(&x, err);
         free(x.sbuf);
         if (f->atomic)
-            range_lock(f, start, a->write, 0);
-        if (!err && tmp && !a->write && f->external)
-            mp_unpack_external(tmp, a->buf, (MPI_Aint)(x.moved / (size_t)a->dt->size), a->dt);
-        else if (!err && tmp && !a->write)
-            mp_unpack(a->buf, a->count, a->dt, 0, tmp, x.moved);
+            mp_io_lock(f, start, 0, a->write, 0);
     }
+    if (!err)
+        err = mp_io_unstage(F, f, a, tmp, x.moved, &native);
     free(tmp);
     if (err)
         return err;
@@ -249,19 +363,69 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
         f->pos += a->write ? n : (MPI_Offset)x.moved / esize;
     if (status != MPI_STATUS_IGNORE) {
         mp_status_empty(status);
-        mp_status_set_bytes(status, (MPI_Count)x.moved);
+        mp_status_set_bytes(status, (MPI_Count)native);
     }
     return MPI_SUCCESS;
+}
+
+int mp_io_stage(const char *F, const mp_file *f, const mp_io_args *a, size_t bytes,
+                char **mem, char **tmp)
+{
+    *tmp = NULL;
+    if (f->rep != MP_IO_REP_NATIVE && bytes) {
+        *mem = *tmp = mp_malloc(bytes);
+        return a->write ? mp_io_to_file(F, f, a->buf, a->count, a->dt, *tmp) : MPI_SUCCESS;
+    }
+    if (a->dt->is_contig) {
+        *mem = (char *)a->buf + a->dt->true_lb;
+    } else if (bytes) {
+        *mem = *tmp = mp_malloc(bytes);
+        if (a->write)
+            mp_pack(a->buf, a->count, a->dt, 0, *tmp, bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_io_unstage(const char *F, const mp_file *f, const mp_io_args *a, const char *tmp,
+                  size_t moved, size_t *native)
+{
+    *native = moved;
+    if (f->rep == MP_IO_REP_NATIVE) {
+        if (tmp && !a->write)
+            mp_unpack(a->buf, a->count, a->dt, 0, tmp, moved);
+        return MPI_SUCCESS;
+    }
+    if (a->write) {                   /* whole elements: their native size */
+        *native = mp_datatype_bytes(a->dt, a->count);
+        return MPI_SUCCESS;
+    }
+    return tmp ? mp_io_from_file(F, f, tmp, moved, a->buf, a->dt, native) : MPI_SUCCESS;
 }
 
 int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **req)
 {
     MPI_Status st;
-    int err = mp_io_access(F, f, a, &st);
-    if (err)
+    int err;
+    if (!a->coll) {
+        size_t bytes;
+        MPI_Offset pos = 0;
+        if ((err = start(F, f, a, 0, &bytes, &pos)))
+            return err;
+        if (bytes) {
+            if ((err = mp_io_async(F, f, a, pos, bytes, req)))
+                return err;
+            /* the individual pointer moves by what was requested, at once */
+            if (a->where == MP_IO_INDIVIDUAL)
+                f->pos += (MPI_Offset)bytes / f->etype->size;
+            return MPI_SUCCESS;
+        }
+        mp_status_empty(&st);         /* nothing to move */
+    } else if ((err = mp_io_access(F, f, a, &st))) {
         return err;
+    }
     mp_request *r = mp_request_alloc(MP_REQ_FILE);
     r->comm = f->comm;
+    r->owner = f;
     r->status = st;
     r->status.MPI_ERROR = MPI_SUCCESS;
     mp_request_complete(r);

@@ -13,15 +13,16 @@
  * window's span first when the pieces leave holes in it (read-modify-write: other data in the
  * span must survive), copies the pieces in, and writes the span with one pwrite; the
  * aggregator of a read reads the span with one pread and sends each rank its pieces back.
- * Holes between domains are never touched.  Atomic mode and the hints romio_cb_write /
+ * Holes between domains are never touched.  When no two ranks' ranges overlap, every rank
+ * accesses its own range independently instead (unless romio_cb_write / romio_cb_read =
+ * enable): the exchange would only copy data no other request touches.  Atomic mode and the
+ * hints romio_cb_write /
  * romio_cb_read = disable fall back to independent access (access.c), as does a group of one.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
 #include <stdlib.h>
 #include <string.h>
-
-enum { CB_BUFFER_DEFAULT = 16 << 20 };
 
 typedef struct piece { int64_t off, len, mpos; } piece;
 typedef struct plist { piece *p; size_t n, cap; } plist;
@@ -35,36 +36,32 @@ static void plist_add(plist *l, int64_t off, int64_t len, int64_t mpos)
     l->p[l->n++] = (piece){ off, len, mpos };
 }
 
-static long hint_long(const mp_file *f, const char *key, long def)
-{
-    const char *v = f->info != MPI_INFO_NULL ? mp_info_value(f->info, key) : NULL;
-    long n;
-    return v && mp_parse_int(v, 1, 1L << 40, &n) == 0 ? n : def;
-}
-
 int mp_io_cb_enabled(const mp_file *f, int write)
 {
     if (f->comm->size < 2 || f->atomic)
         return 0;
-    const char *v = f->info != MPI_INFO_NULL ?
-        mp_info_value(f->info, write ? "romio_cb_write" : "romio_cb_read") : NULL;
-    return !(v && strcmp(v, "disable") == 0);
+    return (write ? f->hints.cb_write : f->hints.cb_read) != MP_IO_DISABLE;
 }
 
-/* The layout every rank derives alike from the allgathered ranges. */
+/* The layout every rank derives alike from the allgathered ranges: file domain k is
+ * [base + k * dom, base + (k + 1) * dom) cut to [lo, hi), where base is lo rounded down to
+ * the striping unit (1 without the hint) and dom a multiple of it, so domain and window
+ * boundaries fall on stripe boundaries and no stripe is written by two aggregators. */
 typedef struct layout {
     int naggs, *agg;                  /* aggregator k's rank */
-    int64_t lo, hi, dom, cb;
+    int64_t lo, hi, base, dom, cb;
     int rounds;
 } layout;
 
 static void window(const layout *L, int k, int r, int64_t *wlo, int64_t *whi)
 {
-    int64_t dlo = L->lo + (int64_t)k * L->dom, dhi = dlo + L->dom;
+    int64_t dlo = L->base + (int64_t)k * L->dom, dhi = dlo + L->dom;
     if (dhi > L->hi)
         dhi = L->hi;
     *wlo = dlo + (int64_t)r * L->cb;
     *whi = *wlo + L->cb < dhi ? *wlo + L->cb : dhi;
+    if (*wlo < L->lo)
+        *wlo = L->lo;
 }
 
 typedef struct split_ctx { const layout *L; int r; plist *to; } split_ctx;
@@ -75,7 +72,7 @@ static int split_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
     split_ctx *s = ctx;
     const layout *L = s->L;
     int64_t end = off + (int64_t)len;
-    int k0 = (int)((off - L->lo) / L->dom), k1 = (int)((end - 1 - L->lo) / L->dom);
+    int k0 = (int)((off - L->base) / L->dom), k1 = (int)((end - 1 - L->base) / L->dom);
     for (int k = k0; k <= k1 && k < L->naggs; k++) {
         int64_t wlo, whi;
         window(L, k, s->r, &wlo, &whi);
@@ -197,13 +194,20 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
                 whi = ps[i].off + ps[i].len;
         }
         char *span = mp_malloc((size_t)(whi - wlo));
+        /* the span is locked like any write, so that a sieving independent writer's
+         * read-modify-write of an overlapping block cannot undo it (access.c) */
+        int locked = write && mp_io_write_locks(f) &&
+                     mp_io_lock(f, wlo, whi - wlo, 1, 1) == 0;
         if (!write || holes)
             err = span_io(F, f, 0, span, wlo, whi - wlo);
         if (!err && write) {
             for (size_t i = 0; i < np; i++)
                 memcpy(span + (ps[i].off - wlo), rdata + ps[i].mpos, (size_t)ps[i].len);
             err = span_io(F, f, 1, span, wlo, whi - wlo);
-        } else if (!err) {
+        }
+        if (locked)
+            mp_io_lock(f, wlo, whi - wlo, 1, 0);
+        if (!err && !write) {
             /* rdata (sized sbtot: what I send back) gets the pieces in arrival order */
             for (size_t i = 0; i < np; i++)
                 memcpy(sdata + ps[i].mpos, span + (ps[i].off - wlo), (size_t)ps[i].len);
@@ -234,6 +238,31 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
     return cerr ? cerr : err;
 }
 
+static int cmp_range(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Whether two of the n ranges [r[2i], r[2i+1]) overlap (empty ones, lo >= hi, never do). */
+static int ranges_overlap(const int64_t *r, int n)
+{
+    int64_t *s = mp_malloc(sizeof *s * 2 * (size_t)n);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (r[2 * i] < r[2 * i + 1]) {
+            s[2 * m] = r[2 * i];
+            s[2 * m + 1] = r[2 * i + 1];
+            m++;
+        }
+    qsort(s, (size_t)m, 2 * sizeof *s, cmp_range);
+    int overlap = 0;
+    for (int i = 1; i < m && !overlap; i++)
+        overlap = s[2 * i] < s[2 * i - 1];
+    free(s);
+    return overlap;
+}
+
 int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
                     char *mem, size_t *moved)
 {
@@ -258,11 +287,15 @@ int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t
         L.lo = all[2 * p] < L.lo ? all[2 * p] : L.lo;
         L.hi = all[2 * p + 1] > L.hi ? all[2 * p + 1] : L.hi;
     }
+    int interleaved = (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_ENABLE ||
+                      ranges_overlap(all, n);
     free(all);
     *moved = bytes;
     if (L.lo >= L.hi)
         return MPI_SUCCESS;            /* nobody moves anything */
-    long want = hint_long(f, "cb_nodes", c->nnodes);
+    if (!interleaved)
+        return MP_IO_INDEPENDENT;      /* every rank's range is its own */
+    long want = f->hints.cb_nodes ? f->hints.cb_nodes : c->nnodes;
     L.naggs = want < 1 ? 1 : want > n ? n : (int)want;
     L.agg = mp_malloc(sizeof(int) * (size_t)L.naggs);
     int my_agg = -1;
@@ -271,8 +304,13 @@ int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t
         if (L.agg[k] == c->rank)
             my_agg = k;
     }
-    L.dom = (L.hi - L.lo + L.naggs - 1) / L.naggs;
-    L.cb = hint_long(f, "cb_buffer_size", CB_BUFFER_DEFAULT);
+    int64_t unit = f->hints.striping_unit > 0 ? f->hints.striping_unit : 1;
+    L.base = L.lo - L.lo % unit;
+    L.dom = (L.hi - L.base + L.naggs - 1) / L.naggs;
+    L.dom = (L.dom + unit - 1) / unit * unit;
+    L.cb = f->hints.cb_buffer_size;
+    if (L.cb > unit)
+        L.cb -= L.cb % unit;
     L.rounds = (int)((L.dom + L.cb - 1) / L.cb);
     for (int r = 0; r < L.rounds; r++) {
         int rerr = round_trip(F, f, write, &L, r, pos, bytes, mem, my_agg);

@@ -12,7 +12,8 @@
  * between a barrier and an allreduce of its result, so every rank sees the old size before
  * the call and the new one after it.  MPI_File_sync
  * is fsync on every rank, then a barrier: data written by any rank before the call has
- * reached the disk when it returns anywhere.
+ * reached the disk when it returns anywhere.  The hints MemPI acts on are parsed once per
+ * change into f->hints (what was given when valid, else the default), which get_info reports.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -106,10 +107,18 @@ int mp_io_check_amode(const char *F, const char *name, int amode)
                          (unsigned)amode, name, why);
 }
 
-static int open_flags(int amode)
+/* A write-only file is opened for reading too where the permissions allow, because
+ * read-modify-writes (data sieving, collective buffering over holes) read it; MPI's access
+ * checks go by the amode, not the descriptor. */
+static int open_fd(mp_file *f, const char *name, int extra)
 {
-    return (amode & MPI_MODE_RDONLY ? O_RDONLY : amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR) |
-           O_CLOEXEC;
+    int amode = f->amode;
+    int flags = (amode & MPI_MODE_RDONLY ? O_RDONLY : O_RDWR) | O_CLOEXEC | extra;
+    int fd = open(name, flags, 0666);
+    f->readable = fd >= 0;
+    if (fd < 0 && errno == EACCES && (amode & MPI_MODE_WRONLY))
+        fd = open(name, (flags & ~O_RDWR) | O_WRONLY, 0666);
+    return fd;
 }
 
 static void file_destroy(mp_file *f)
@@ -121,10 +130,10 @@ static void file_destroy(mp_file *f)
         }
     if (f->fd >= 0)
         close(f->fd);
-    if (f->etype)
-        mp_datatype_release(f->etype);
-    if (f->filetype)
-        mp_datatype_release(f->filetype);
+    mp_datatype *types[4] = { f->etype, f->filetype, f->vetype, f->vfiletype };
+    for (int i = 0; i < 4; i++)
+        if (types[i])
+            mp_datatype_release(types[i]);
     mp_info_free_handle(f->info);
     mp_errhandler_release(f->errhandler);
     if (f->comm)
@@ -147,10 +156,9 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
     mp_errhandler_retain(f->errhandler);
     f->info = MPI_INFO_NULL;
     mp_datatype *byte = mp_datatype_get(MPI_BYTE);
-    f->etype = byte;
-    f->filetype = byte;
-    mp_datatype_retain(byte);
-    mp_datatype_retain(byte);
+    f->etype = f->filetype = f->vetype = f->vfiletype = byte;
+    for (int i = 0; i < 4; i++)
+        mp_datatype_retain(byte);
     strcpy(f->datarep, "native");
 
     int err = mp_comm_dup_internal(comm, &f->comm);
@@ -165,10 +173,10 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
     /* rank 0 opens (and creates) first */
     int local = MPI_SUCCESS, created = 0, e0 = 0;
     if (c->rank == 0) {
-        int flags = open_flags(amode);
+        int flags = 0;
         if (amode & MPI_MODE_CREATE)
             flags |= O_CREAT | (amode & MPI_MODE_EXCL ? O_EXCL : 0);
-        f->fd = open(name, flags, 0666);
+        f->fd = open_fd(f, name, flags);
         if (f->fd < 0)
             e0 = errno;
         else
@@ -183,7 +191,7 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
         local = mp_error_code(first, "%s: cannot open '%s' (rank 0 of the group failed: %s)",
                               F, name, mp_error_class_text(first));
     if (first == MPI_SUCCESS && c->rank != 0) {
-        f->fd = open(name, open_flags(amode), 0666);
+        f->fd = open_fd(f, name, 0);
         if (f->fd < 0)
             local = mp_io_errno(F, name, "cannot open", errno);
     }
@@ -222,6 +230,7 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
     }
     if (info != MPI_INFO_NULL && mp_info_dup_handle(info, &f->info))
         f->info = MPI_INFO_NULL;
+    mp_io_hints_update(f);
     f->next = live_files;
     live_files = f;
     *out = f;
@@ -234,6 +243,7 @@ fail:
 
 int mp_io_close(const char *F, mp_file *f)
 {
+    mp_io_async_drain(f);               /* this process's nonblocking accesses are done */
     int err = mp_barrier(f->comm);      /* every rank's accesses are over */
     if (f->fd >= 0 && close(f->fd) && !err)
         err = mp_io_errno(F, f->name, "cannot close", errno);
@@ -313,31 +323,100 @@ mp_comm *mp_io_comm(const mp_file *f) { return f->comm; }
 int mp_io_amode(const mp_file *f) { return f->amode; }
 int mp_io_atomicity(const mp_file *f) { return f->atomic; }
 
+/* ---- hints -------------------------------------------------------------------------- */
+
+enum { CB_BUFFER_DEFAULT = 16 << 20, IND_RD_DEFAULT = 4 << 20, IND_WR_DEFAULT = 512 << 10 };
+
+static long hint_long(const mp_file *f, const char *key, long lo, long def)
+{
+    const char *v = mp_info_value(f->info, key);
+    long n;
+    return v && mp_parse_int(v, lo, 1L << 40, &n) == 0 ? n : def;
+}
+
+static int hint_mode(const mp_file *f, const char *key)
+{
+    const char *v = mp_info_value(f->info, key);
+    return !v ? MP_IO_AUTO : strcmp(v, "enable") == 0 ? MP_IO_ENABLE :
+           strcmp(v, "disable") == 0 ? MP_IO_DISABLE : MP_IO_AUTO;
+}
+
+void mp_io_hints_update(mp_file *f)
+{
+    mp_io_hints *h = &f->hints;
+    h->cb_nodes = hint_long(f, "cb_nodes", 1, 0);
+    h->cb_buffer_size = hint_long(f, "cb_buffer_size", 1, CB_BUFFER_DEFAULT);
+    h->cb_read = hint_mode(f, "romio_cb_read");
+    h->cb_write = hint_mode(f, "romio_cb_write");
+    h->ds_read = hint_mode(f, "romio_ds_read");
+    h->ds_write = hint_mode(f, "romio_ds_write");
+    h->ind_rd_buffer_size = hint_long(f, "ind_rd_buffer_size", 1, IND_RD_DEFAULT);
+    h->ind_wr_buffer_size = hint_long(f, "ind_wr_buffer_size", 1, IND_WR_DEFAULT);
+    h->striping_unit = hint_long(f, "striping_unit", 1, 0);
+    /* access_style (MPI 4.0 14.2.8): a comma-separated list; the kernel's read-ahead is
+     * what the list can tune on a POSIX file */
+    const char *style = mp_info_value(f->info, "access_style");
+    if (style && f->fd >= 0) {
+        int advice = strstr(style, "random") ? POSIX_FADV_RANDOM :
+                     strstr(style, "sequential") ? POSIX_FADV_SEQUENTIAL :
+                     strstr(style, "read_once") || strstr(style, "write_once") ?
+                         POSIX_FADV_NOREUSE : POSIX_FADV_NORMAL;
+        posix_fadvise(f->fd, 0, 0, advice);
+    }
+}
+
 int mp_io_set_info(const char *F, mp_file *f, MPI_Info info)
 {
-    /* No hint changes what MemPI does yet; they are kept for MPI_File_get_info. */
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
     mp_info *given = mp_info_get(info);
-    if (f->info == MPI_INFO_NULL)
-        return mp_info_dup_handle(info, &f->info) ? mp_error_code(MPI_ERR_NO_MEM,
-                                                   "%s: too many info objects", F) : MPI_SUCCESS;
-    mp_info *mine = mp_info_get(f->info);
-    for (int i = 0; i < mp_info_count(given); i++)
-        mp_info_put(mine, mp_info_key(given, i), mp_info_val(given, i));
+    if (f->info == MPI_INFO_NULL) {
+        if (mp_info_dup_handle(info, &f->info))
+            return mp_error_code(MPI_ERR_NO_MEM, "%s: too many info objects", F);
+    } else {
+        mp_info *mine = mp_info_get(f->info);
+        for (int i = 0; i < mp_info_count(given); i++)
+            mp_info_put(mine, mp_info_key(given, i), mp_info_val(given, i));
+    }
+    mp_io_hints_update(f);
     return MPI_SUCCESS;
 }
 
+static void put_long(mp_info *info, const char *key, long v)
+{
+    char s[24];
+    snprintf(s, sizeof s, "%ld", v);
+    mp_info_put(info, key, s);
+}
+
+static void put_mode(mp_info *info, const char *key, int mode)
+{
+    mp_info_put(info, key, mode == MP_IO_ENABLE ? "enable" : mode == MP_IO_DISABLE ? "disable"
+                                                 : "automatic");
+}
+
+/* The hints given, with the values MemPI uses for those it acts on. */
 int mp_io_get_info(const char *F, mp_file *f, MPI_Info *out)
 {
     mp_info *copy = f->info != MPI_INFO_NULL ? mp_info_clone(mp_info_get(f->info))
                                              : mp_info_alloc();
-    int h = mp_info_publish(copy);
-    if (!h) {
+    const mp_io_hints *h = &f->hints;
+    put_long(copy, "cb_nodes", h->cb_nodes ? h->cb_nodes : f->comm->nnodes);
+    put_long(copy, "cb_buffer_size", h->cb_buffer_size);
+    put_mode(copy, "romio_cb_read", h->cb_read);
+    put_mode(copy, "romio_cb_write", h->cb_write);
+    put_mode(copy, "romio_ds_read", h->ds_read);
+    put_mode(copy, "romio_ds_write", h->ds_write);
+    put_long(copy, "ind_rd_buffer_size", h->ind_rd_buffer_size);
+    put_long(copy, "ind_wr_buffer_size", h->ind_wr_buffer_size);
+    if (h->striping_unit)
+        put_long(copy, "striping_unit", h->striping_unit);
+    int handle = mp_info_publish(copy);
+    if (!handle) {
         mp_info_destroy(copy);
         return mp_error_code(MPI_ERR_NO_MEM, "%s: too many info objects", F);
     }
-    *out = h;
+    *out = handle;
     return MPI_SUCCESS;
 }
 

@@ -11,7 +11,8 @@
  * buffer.  Collective calls with explicit offsets or individual pointers use two-phase
  * collective buffering (coll.c: one aggregator per node reads or writes large contiguous
  * spans of its file domain); _ordered takes its ranges from one allgather of sizes.
- * Nonblocking calls do the access at once and return a completed request.
+ * Nonblocking independent calls hand the access to a per-process I/O thread (aio.c) and
+ * complete through progress; nonblocking collective calls complete before they return.
  * In atomic mode every access holds a POSIX record lock over the byte range it spans.
  *
  * Functions take checked handles and values (the binding checks what needs no file state);
@@ -90,8 +91,11 @@ typedef struct mp_io_args {
 } mp_io_args;
 /* Blocking access; *status (may be MPI_STATUS_IGNORE) gets the bytes moved. */
 int  mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status);
-/* Nonblocking access: done at once, *req a completed request carrying the status. */
+/* Nonblocking access: independent ones are carried out by the I/O thread (aio.c) and *req
+ * completes through progress; collective ones are done at once (*req completed). */
 int  mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **req);
+/* MPI_Cancel of a file request: cancelled if the I/O thread has not taken it yet. */
+int  mp_io_cancel(mp_request *req);
 /* Split collectives: one begin per file until its end; end names the begin's buffer. */
 int  mp_io_split_begin(const char *F, mp_file *f, const mp_io_args *a);
 int  mp_io_split_end(const char *F, mp_file *f, const void *buf, int write, int where,

@@ -16,21 +16,37 @@
 
 #define MP_FILE_MAGIC 0x46696c65u     /* "File" */
 
+/* The hints MemPI acts on, parsed from the file's info (mp_io_hints_update): what was given
+ * when it is valid, else the default.  get_info reports these values. */
+enum mp_io_mode { MP_IO_AUTO, MP_IO_ENABLE, MP_IO_DISABLE };   /* romio_cb_*, romio_ds_* */
+typedef struct mp_io_hints {
+    long cb_nodes;                    /* aggregators; 0: one per node */
+    long cb_buffer_size;              /* collective buffering window, bytes */
+    int cb_read, cb_write;            /* enum mp_io_mode */
+    int ds_read, ds_write;            /* data sieving of independent accesses */
+    long ind_rd_buffer_size, ind_wr_buffer_size;   /* data sieving buffers, bytes */
+    long striping_unit;               /* file domains aligned to it; 0: not given */
+} mp_io_hints;
+
 struct mp_file {
     uint32_t magic;
     mp_file *next;                    /* list of live files (handle validation) */
     int fd;
+    int readable;                     /* fd was opened for reading (read-modify-writes) */
     char *name;
     int amode;
     int atomic;
     mp_comm *comm;                    /* private duplicate: the layer's collectives */
     int errhandler;
     MPI_Info info;                    /* the hints given (a copy), or MPI_INFO_NULL */
+    mp_io_hints hints;                /* what they say (or the defaults) */
     /* view */
     MPI_Offset disp;
-    mp_datatype *etype, *filetype;    /* one reference each */
+    mp_datatype *etype, *filetype;    /* as they lie in the file (view.c); one reference each */
+    mp_datatype *vetype, *vfiletype;  /* as the user gave them (get_view); one reference each */
     char datarep[MPI_MAX_DATAREP_STRING];
-    int external;                     /* "external32": data converted on the way (view.c) */
+    int rep;                          /* MP_IO_REP_*: how data converts on the way */
+    const struct user_datarep *user;  /* a registered representation, or NULL */
     MPI_Offset pos;                   /* individual file pointer, etypes */
     /* shared file pointer: one MPI_Offset on rank 0 of comm, in etypes */
     mp_win *shwin;
@@ -39,6 +55,72 @@ struct mp_file {
     const void *split_buf;
     MPI_Status split_status;
 };
+
+/* view.c: data representations.  Native data moves as it is; external32 and user
+ * representations with conversion functions go through a temporary in the file's form. */
+enum { MP_IO_REP_NATIVE, MP_IO_REP_EXTERNAL32, MP_IO_REP_USER };
+/* The file bytes of count elements of dt under f's representation (*err on failure). */
+size_t mp_io_file_bytes(const char *F, const mp_file *f, mp_datatype *dt, MPI_Aint count,
+                        int *err);
+/* count elements of dt at buf into the file form at out (mp_io_file_bytes long). */
+int  mp_io_to_file(const char *F, const mp_file *f, const void *buf, MPI_Aint count,
+                   mp_datatype *dt, void *out);
+/* The whole elements of dt in `bytes` file bytes at in, into buf; *native gets their native
+ * size (what the status counts). */
+int  mp_io_from_file(const char *F, const mp_file *f, const void *in, size_t bytes, void *buf,
+                     mp_datatype *dt, size_t *native);
+
+/* access.c: the data of an access in the file's form, at *mem: the user's buffer, or a
+ * temporary (*tmp, to free) packed or converted for a write; and back after a read of
+ * `moved` file bytes (*native: the bytes the status counts). */
+int  mp_io_stage(const char *F, const mp_file *f, const mp_io_args *a, size_t bytes,
+                 char **mem, char **tmp);
+int  mp_io_unstage(const char *F, const mp_file *f, const mp_io_args *a, const char *tmp,
+                   size_t moved, size_t *native);
+
+/* file.c: parses f->info into f->hints and gives the kernel access_style advice. */
+void mp_io_hints_update(mp_file *f);
+
+/* access.c: one access's transfer of its pieces, run by the calling thread or by the I/O
+ * thread (aio.c) -- so it calls nothing of MPI: a failure is recorded (fail_*) and made an MPI
+ * error code afterwards by mp_io_xfer_error. */
+typedef struct mp_io_xfer {
+    const char *F;
+    const mp_file *f;
+    char *mem;                        /* the packed data */
+    int write;
+    int lock;                         /* writes lock the bytes they change (mp_io_write_locks) */
+    size_t moved;                     /* stream bytes read or written, from the start */
+    /* data sieving: the file bytes [sbase, sbase + slen) are in sbuf; a write's block
+     * [sbase, sbase + scap) is live while `live`, locked when `lock`, and holds changed
+     * bytes up to sdirty */
+    char *sbuf;
+    MPI_Offset sbase, send;           /* send: where the access's span ends */
+    size_t slen, scap, sdirty;
+    int live;
+    const char *fail_what;            /* what failed: "write", "read", "lock" */
+    MPI_Offset fail_off;
+    size_t fail_len;
+    int fail_errno;
+} mp_io_xfer;
+enum { MP_IO_XFER_FAILED = -1 };      /* a piece function's failure, recorded in the xfer */
+/* An mp_io_piece_fn moving one piece of x (ctx); 1 at the end of the file. */
+int  mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
+int  mp_io_sieve_flush(mp_io_xfer *x);            /* a write's last sieve block */
+/* Whether the access of stream bytes [pos, pos + bytes), from file byte start, is sieved
+ * (then x->scap and x->send are set and the caller allocates x->sbuf). */
+int  mp_io_sieve_plan(mp_io_xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start);
+/* err, or for MP_IO_XFER_FAILED the MPI error code of the recorded failure. */
+int  mp_io_xfer_error(const mp_io_xfer *x, int err);
+
+/* POSIX record lock (write or read) on [start, start + len) of f's file, len 0: to the end;
+ * lock 0 unlocks.  Open file description locks where the system has them (they belong to
+ * the descriptor, so two opens of a file in one process exclude each other too).  Returns
+ * 0 or an errno. */
+int  mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, int lock);
+/* Whether writes of f lock the bytes they change: when independent writes may be sieved
+ * (romio_ds_write not disable) and not in atomic mode (whose lock covers the access). */
+int  mp_io_write_locks(const mp_file *f);
 
 /* Calls fn for every contiguous file piece of stream bytes [pos, pos+len) of f's view, in
  * stream order; `done` is the stream bytes before the piece.  fn returns 0 to go on, 1 to
@@ -65,6 +147,17 @@ int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 int  mp_io_cb_enabled(const mp_file *f, int write);
 int  mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
                      char *mem, size_t *moved);
+/* mp_io_two_phase's answer when no two ranks' ranges overlap (and the hint does not force
+ * buffering): every rank then accesses its own range independently, as ROMIO's automatic
+ * mode does -- an exchange would only copy data that no other rank's request touches. */
+enum { MP_IO_INDEPENDENT = 1 };
+
+/* aio.c: a nonblocking independent access of stream bytes [pos, pos + bytes) (bytes > 0,
+ * checked, position taken) handed to the I/O thread; *req completes through progress. */
+int  mp_io_async(const char *F, mp_file *f, const mp_io_args *a, MPI_Offset pos, size_t bytes,
+                 mp_request **req);
+/* Waits (driving progress) until no job of f is outstanding (before close). */
+void mp_io_async_drain(const mp_file *f);
 
 /* shared.c: the shared file pointer (etypes) */
 int  mp_io_shared_init(const char *F, mp_file *f, MPI_Offset initial);   /* collective */

@@ -7,12 +7,17 @@
  * address equal to the copy's file offset) turns a range of the stream into contiguous file
  * pieces -- the datatype engine describes the file exactly as it describes memory.  Filetypes
  * must have non-negative displacements (MPI 4.0 14.3) and data that is a whole number of
- * etypes.  Representations: "native" and "internal" (the same here), and "external32" for
- * types whose external32 layout is the native one (access.c converts the bytes), and user
- * representations registered without conversion functions (their data is the native bytes;
- * their extent function answers MPI_File_get_type_extent for predefined types); other
- * external32 types and representations with conversion functions are refused with
- * MPI_ERR_UNSUPPORTED_DATAREP.
+ * etypes.  Representations: "native" and "internal" (the same here) move the bytes as they
+ * are.  Under "external32" and user representations the view's types are laid out as they
+ * lie in the file (file_layout, MPI 4.0 14.5): every predefined type takes its file extent
+ * (external32's table: MPI_LONG 4 bytes, long double 16; or the user's extent function),
+ * constructors that count in elements are applied to those, and byte displacements stay as
+ * given; f->etype and f->filetype are these file types, the user's are kept for get_view.
+ * Data converts on the way through a temporary in the file's form: the datatype layer's
+ * external32 pack and unpack, or the user's conversion functions (called once per access
+ * with position 0 and the whole count).  A user representation without conversion
+ * functions holds the native bytes in the native layout; its extent function still answers
+ * MPI_File_get_type_extent.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -96,19 +101,12 @@ MPI_Offset mp_io_view_position(const mp_file *f, MPI_Offset size)
     return (data + esize - 1) / esize;
 }
 
-/* external32 is accepted where its layout is the native one: every basic type of the type
- * has the same size in both (int, float, double, char, ... but not long or long double), so
- * displacements and extents agree and only the bytes are converted (big-endian). */
-static int same_layout(const mp_datatype *dt)
-{
-    return mp_datatype_external_bytes(dt, 1) == (size_t)dt->size;
-}
-
-/* Registered user representations.  Only those without conversion functions (both
- * MPI_CONVERSION_FN_NULL) can be used in a view: their data is the native bytes. */
+/* Registered user representations: their conversion functions (NULL: the file holds the
+ * native bytes) and extent function. */
 typedef struct user_datarep {
     char name[MPI_MAX_DATAREP_STRING];
-    int converts;                     /* a read or write conversion function was given */
+    void (*read_fn)(void), (*write_fn)(void);   /* MPI_Datarep_conversion_function(_c) */
+    int large;                        /* registered by MPI_Register_datarep_c */
     MPI_Datarep_extent_function *extent_fn;
     void *extra;
 } user_datarep;
@@ -140,78 +138,317 @@ int mp_io_register_datarep(const char *F, const char *name, void (*read_fn)(void
                              MAX_DATAREPS);
     user_datarep *d = &datareps[ndatareps++];
     snprintf(d->name, sizeof d->name, "%s", name);
-    d->converts = read_fn != NULL || write_fn != NULL;
+    d->read_fn = read_fn;
+    d->write_fn = write_fn;
+    d->large = large;
     d->extent_fn = extent_fn;
     d->extra = extra;
-    (void)large;
     return MPI_SUCCESS;
 }
 
-static int datarep_ok(const char *F, const char *datarep, const mp_datatype *etype,
-                      const mp_datatype *filetype)
+/* ---- file layouts of types ------------------------------------------------------------- */
+
+/* A predefined type (or a named copy of one, MPI_Type_create_f90_*). */
+static int predefined(const mp_datatype *dt)
 {
-    if (strcmp(datarep, "native") == 0 || strcmp(datarep, "internal") == 0)
+    if (dt->is_builtin)
+        return 1;
+    mp_type_contents c;
+    mp_type_contents_of(dt, &c);
+    return c.combiner == MPI_COMBINER_NAMED || c.combiner == MPI_COMBINER_F90_REAL ||
+           c.combiner == MPI_COMBINER_F90_COMPLEX || c.combiner == MPI_COMBINER_F90_INTEGER;
+}
+
+/* The extent in the file of predefined type dt under f's representation. */
+typedef struct repr {                 /* a representation: MP_IO_REP_*, the user's, its name */
+    int rep;
+    const user_datarep *user;
+    const char *name;
+} repr;
+
+static int predefined_extent(const char *F, const repr *r, const mp_datatype *dt,
+                             MPI_Aint *ext)
+{
+    if (r->rep == MP_IO_REP_EXTERNAL32) {
+        *ext = (MPI_Aint)mp_datatype_external_bytes(dt, 1);
         return MPI_SUCCESS;
-    const user_datarep *d = find_datarep(datarep);
-    if (d && !d->converts)
-        return MPI_SUCCESS;
-    if (d)
-        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation \"%s\" "
-                             "has conversion functions, which MemPI does not call yet", F,
-                             datarep);
-    if (strcmp(datarep, "external32") == 0) {
-        if (same_layout(etype) && same_layout(filetype))
-            return MPI_SUCCESS;
-        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: \"external32\" views of types "
-                             "whose external32 size differs from the native one (such as "
-                             "MPI_LONG) are not supported yet", F);
     }
-    return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: unknown data representation "
-                         "\"%.64s\" (not native, internal, external32 or registered)", F,
-                         datarep);
+    const user_datarep *d = r->user;
+    if (!d || !d->extent_fn) {
+        *ext = dt->extent;
+        return MPI_SUCCESS;
+    }
+    int err = d->extent_fn(dt->handle, ext, d->extra);
+    if (err)
+        return err;
+    if (*ext <= 0)
+        return mp_error_code(MPI_ERR_ARG, "%s: the extent function of representation \"%s\" "
+                             "gave %ld bytes", F, d->name, (long)*ext);
+    return MPI_SUCCESS;
+}
+
+/* dt as it lies in the file under a non-native representation (MPI 4.0 14.5): every
+ * predefined type takes its file extent, constructors that count in elements (contiguous,
+ * vector, indexed, subarray, darray) are applied to the file types, and displacements given
+ * in bytes are kept as they are -- no scaling.  *out: a new type (one reference). */
+static int file_layout(const char *F, const repr *r, mp_datatype *dt, mp_datatype **out)
+{
+    *out = NULL;
+    if (predefined(dt)) {
+        MPI_Aint ext;
+        int err = predefined_extent(F, r, dt, &ext);
+        if (!err)
+            *out = mp_type_contiguous(ext, mp_datatype_get(MPI_BYTE));
+        return err;
+    }
+    mp_type_contents c;
+    mp_type_contents_of(dt, &c);
+    if (c.nlarge)
+        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: a type made by a large-count "
+                             "constructor in a \"%s\" view", F, r->name);
+    mp_datatype **t = mp_calloc((size_t)(c.ntypes ? c.ntypes : 1), sizeof *t);
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < c.ntypes && !err; i++)
+        err = file_layout(F, r, c.types[i], &t[i]);
+    const int *in = c.ints;
+    const MPI_Aint *ai = c.aints;
+    MPI_Aint *d = NULL, *bl = NULL;
+    if (!err) {
+        switch (c.combiner) {
+        case MPI_COMBINER_DUP:
+            *out = mp_type_dup(t[0]);
+            break;
+        case MPI_COMBINER_CONTIGUOUS:
+            *out = mp_type_contiguous(in[0], t[0]);
+            break;
+        case MPI_COMBINER_VECTOR:
+            *out = mp_type_hvector(in[0], in[1], (MPI_Aint)in[2] * t[0]->extent, t[0]);
+            break;
+        case MPI_COMBINER_HVECTOR:
+        case MPI_COMBINER_HVECTOR_INTEGER:
+            *out = mp_type_hvector(in[0], in[1], ai[0], t[0]);
+            break;
+        case MPI_COMBINER_INDEXED:
+        case MPI_COMBINER_INDEXED_BLOCK: {
+            int n = in[0], block = c.combiner == MPI_COMBINER_INDEXED_BLOCK;
+            d = mp_malloc(sizeof *d * (size_t)(n + 1));
+            bl = mp_malloc(sizeof *bl * (size_t)(n + 1));
+            for (int i = 0; i < n; i++) {
+                bl[i] = block ? in[1] : in[1 + i];
+                d[i] = (MPI_Aint)(block ? in[2 + i] : in[1 + n + i]) * t[0]->extent;
+            }
+            *out = mp_type_hindexed(n, bl, 0, d, t[0]);
+            break;
+        }
+        case MPI_COMBINER_HINDEXED:
+        case MPI_COMBINER_HINDEXED_INTEGER:
+        case MPI_COMBINER_HINDEXED_BLOCK: {
+            int n = in[0], block = c.combiner == MPI_COMBINER_HINDEXED_BLOCK;
+            bl = mp_malloc(sizeof *bl * (size_t)(n + 1));
+            for (int i = 0; i < n; i++)
+                bl[i] = block ? in[1] : in[1 + i];
+            *out = mp_type_hindexed(n, bl, 0, ai, t[0]);
+            break;
+        }
+        case MPI_COMBINER_STRUCT:
+        case MPI_COMBINER_STRUCT_INTEGER: {
+            int n = in[0];
+            bl = mp_malloc(sizeof *bl * (size_t)(n + 1));
+            for (int i = 0; i < n; i++)
+                bl[i] = in[1 + i];
+            *out = mp_type_struct(n, bl, ai, t);
+            break;
+        }
+        case MPI_COMBINER_SUBARRAY: {
+            int n = in[0];
+            MPI_Aint *a = mp_malloc(sizeof *a * (size_t)(3 * n + 1));
+            for (int i = 0; i < 3 * n; i++)
+                a[i] = in[1 + i];
+            *out = mp_type_subarray(n, a, a + n, a + 2 * n, in[1 + 3 * n], t[0]);
+            free(a);
+            break;
+        }
+        case MPI_COMBINER_DARRAY: {
+            int n = in[2];
+            MPI_Aint *g = mp_malloc(sizeof *g * (size_t)(n + 1));
+            for (int i = 0; i < n; i++)
+                g[i] = in[3 + i];
+            *out = mp_type_darray(in[0], in[1], n, g, in + 3 + n, in + 3 + 2 * n,
+                                  in + 3 + 3 * n, in[3 + 4 * n], t[0]);
+            free(g);
+            break;
+        }
+        case MPI_COMBINER_RESIZED:
+            *out = mp_type_resized(t[0], ai[0], ai[1]);
+            break;
+        default:
+            err = mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: a type of combiner %d in a "
+                                "\"%s\" view", F, c.combiner, r->name);
+        }
+    }
+    if (!err && !*out)
+        err = mp_error_code(MPI_ERR_ARG, "%s: cannot lay the type out for \"%s\"", F,
+                            r->name);
+    for (int i = 0; i < c.ntypes; i++)
+        if (t[i])
+            mp_datatype_release(t[i]);
+    free(t);
+    free(d);
+    free(bl);
+    return err;
+}
+
+/* ---- conversion between memory and file ----------------------------------------------- */
+
+size_t mp_io_file_bytes(const char *F, const mp_file *f, mp_datatype *dt, MPI_Aint count,
+                        int *err)
+{
+    *err = MPI_SUCCESS;
+    if (f->rep == MP_IO_REP_NATIVE || count == 0)
+        return mp_datatype_bytes(dt, count);
+    if (f->rep == MP_IO_REP_EXTERNAL32)
+        return mp_datatype_external_bytes(dt, count);
+    mp_datatype *ft;
+    repr r = { f->rep, f->user, f->datarep };
+    if ((*err = file_layout(F, &r, dt, &ft)))
+        return 0;
+    size_t n = (size_t)ft->size * (size_t)count;
+    mp_datatype_release(ft);
+    return n;
+}
+
+int mp_io_to_file(const char *F, const mp_file *f, const void *buf, MPI_Aint count,
+                  mp_datatype *dt, void *out)
+{
+    if (f->rep == MP_IO_REP_EXTERNAL32) {
+        mp_pack_external(buf, count, dt, out);
+        return MPI_SUCCESS;
+    }
+    const user_datarep *d = f->user;
+    int e = d->large ? ((MPI_Datarep_conversion_function_c *)d->write_fn)(
+                           (void *)buf, dt->handle, count, out, 0, d->extra)
+                     : ((MPI_Datarep_conversion_function *)d->write_fn)(
+                           (void *)buf, dt->handle, (int)count, out, 0, d->extra);
+    return e ? mp_error_code(mp_error_class_of(e), "%s: the write conversion of \"%s\" failed "
+                             "for '%s'", F, d->name, f->name) : MPI_SUCCESS;
+}
+
+int mp_io_from_file(const char *F, const mp_file *f, const void *in, size_t bytes, void *buf,
+                    mp_datatype *dt, size_t *native)
+{
+    int err;
+    size_t one = mp_io_file_bytes(F, f, dt, 1, &err);
+    if (err)
+        return err;
+    MPI_Aint count = one ? (MPI_Aint)(bytes / one) : 0;
+    *native = (size_t)count * (size_t)dt->size;
+    if (count == 0)
+        return MPI_SUCCESS;
+    if (f->rep == MP_IO_REP_EXTERNAL32) {
+        mp_unpack_external(in, buf, count, dt);
+        return MPI_SUCCESS;
+    }
+    const user_datarep *d = f->user;
+    int e = d->large ? ((MPI_Datarep_conversion_function_c *)d->read_fn)(
+                           buf, dt->handle, count, (void *)in, 0, d->extra)
+                     : ((MPI_Datarep_conversion_function *)d->read_fn)(
+                           buf, dt->handle, (int)count, (void *)in, 0, d->extra);
+    return e ? mp_error_code(mp_error_class_of(e), "%s: the read conversion of \"%s\" failed "
+                             "for '%s'", F, d->name, f->name) : MPI_SUCCESS;
+}
+
+/* ---- set/get view ---------------------------------------------------------------------- */
+
+/* The representation a view names: *rep and, for a user one, *user. */
+static int datarep_of(const char *F, const char *datarep, int *rep, const user_datarep **user)
+{
+    *user = NULL;
+    if (strcmp(datarep, "native") == 0 || strcmp(datarep, "internal") == 0) {
+        *rep = MP_IO_REP_NATIVE;
+        return MPI_SUCCESS;
+    }
+    if (strcmp(datarep, "external32") == 0) {
+        *rep = MP_IO_REP_EXTERNAL32;
+        return MPI_SUCCESS;
+    }
+    const user_datarep *d = find_datarep(datarep);
+    if (!d)
+        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: unknown data representation "
+                             "\"%.64s\" (not native, internal, external32 or registered)", F,
+                             datarep);
+    if ((d->read_fn == NULL) != (d->write_fn == NULL))
+        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation \"%s\" "
+                             "has only one of its two conversion functions", F, datarep);
+    /* without conversion functions the file holds the native bytes, laid out natively */
+    *rep = d->read_fn ? MP_IO_REP_USER : MP_IO_REP_NATIVE;
+    *user = d;
+    return MPI_SUCCESS;
 }
 
 int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etype,
                    mp_datatype *filetype, const char *datarep, MPI_Info info)
 {
-    int err = datarep_ok(F, datarep, etype, filetype);
+    repr r = { 0, NULL, datarep };
+    int err = datarep_of(F, datarep, &r.rep, &r.user);
     if (err)
         return err;
     if (etype->size <= 0)
         return mp_error_code(MPI_ERR_ARG, "%s: etype of size %ld for '%s' (must hold data)",
                              F, (long)etype->size, f->name);
-    if (filetype->size <= 0 || filetype->size % etype->size)
-        return mp_error_code(MPI_ERR_ARG, "%s: filetype of %ld bytes of data is not a whole "
-                             "number of etypes of %ld bytes ('%s')", F, (long)filetype->size,
-                             (long)etype->size, f->name);
-    if (filetype->true_lb < 0 || filetype->extent <= 0)
-        return mp_error_code(MPI_ERR_ARG, "%s: filetype with a negative displacement or "
-                             "extent (true lb %ld, extent %ld) for '%s'", F,
-                             (long)filetype->true_lb, (long)filetype->extent, f->name);
-    if (disp == MPI_DISPLACEMENT_CURRENT) {
-        if (!(f->amode & MPI_MODE_SEQUENTIAL))
-            return mp_error_code(MPI_ERR_ARG, "%s: MPI_DISPLACEMENT_CURRENT needs a file "
-                                 "opened with MPI_MODE_SEQUENTIAL ('%s')", F, f->name);
-        MPI_Offset shared;
-        if ((err = mp_io_shared_fetch_add(F, f, 0, &shared)))
+    /* the view's types as they lie in the file (the user's under native) */
+    mp_datatype *fe = etype, *ff = filetype;
+    if (r.rep != MP_IO_REP_NATIVE) {
+        if ((err = file_layout(F, &r, etype, &fe)))
             return err;
-        disp = mp_io_file_offset(f, shared * f->etype->size);
-    } else if (disp < 0) {
-        return mp_error_code(MPI_ERR_ARG, "%s: negative displacement %ld for '%s'", F,
-                             (long)disp, f->name);
+        if ((err = file_layout(F, &r, filetype, &ff))) {
+            mp_datatype_release(fe);
+            return err;
+        }
+    } else {
+        mp_datatype_retain(fe);
+        mp_datatype_retain(ff);
+    }
+    if (ff->size <= 0 || ff->size % fe->size)
+        err = mp_error_code(MPI_ERR_ARG, "%s: filetype of %ld bytes of data is not a whole "
+                            "number of etypes of %ld bytes ('%s')", F, (long)ff->size,
+                            (long)fe->size, f->name);
+    else if (ff->true_lb < 0 || ff->extent <= 0)
+        err = mp_error_code(MPI_ERR_ARG, "%s: filetype with a negative displacement or "
+                            "extent (true lb %ld, extent %ld) for '%s'", F,
+                            (long)ff->true_lb, (long)ff->extent, f->name);
+    else if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
+        err = mp_error_code(MPI_ERR_ARG, "%s: MPI_DISPLACEMENT_CURRENT needs a file "
+                            "opened with MPI_MODE_SEQUENTIAL ('%s')", F, f->name);
+    else if (disp != MPI_DISPLACEMENT_CURRENT && disp < 0)
+        err = mp_error_code(MPI_ERR_ARG, "%s: negative displacement %ld for '%s'", F,
+                            (long)disp, f->name);
+    if (!err && disp == MPI_DISPLACEMENT_CURRENT) {
+        MPI_Offset shared;
+        if (!(err = mp_io_shared_fetch_add(F, f, 0, &shared)))
+            disp = mp_io_file_offset(f, shared * f->etype->size);
     }
     /* every rank has read the shared pointer before rank 0 resets it */
-    if ((err = mp_barrier(f->comm)))
+    if (!err)
+        err = mp_barrier(f->comm);
+    if (err) {
+        mp_datatype_release(fe);
+        mp_datatype_release(ff);
         return err;
+    }
     mp_datatype_retain(etype);
     mp_datatype_retain(filetype);
     mp_datatype_release(f->etype);
     mp_datatype_release(f->filetype);
-    f->etype = etype;
-    f->filetype = filetype;
+    mp_datatype_release(f->vetype);
+    mp_datatype_release(f->vfiletype);
+    f->etype = fe;
+    f->filetype = ff;
+    f->vetype = etype;
+    f->vfiletype = filetype;
     f->disp = disp;
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
-    f->external = strcmp(datarep, "external32") == 0;
+    f->rep = r.rep;
+    f->user = r.user;
     f->pos = 0;
     if ((err = mp_io_shared_set(F, f, 0)))
         return err;
@@ -235,9 +472,9 @@ int mp_io_get_view(const char *F, mp_file *f, MPI_Offset *disp, MPI_Datatype *et
                    MPI_Datatype *filetype, char *datarep)
 {
     int err;
-    if ((err = view_type(F, f->etype, etype)))
+    if ((err = view_type(F, f->vetype, etype)))
         return err;
-    if ((err = view_type(F, f->filetype, filetype)))
+    if ((err = view_type(F, f->vfiletype, filetype)))
         return err;
     *disp = f->disp;
     strcpy(datarep, f->datarep);
@@ -246,25 +483,20 @@ int mp_io_get_view(const char *F, mp_file *f, MPI_Offset *disp, MPI_Datatype *et
 
 int mp_io_type_extent(const char *F, mp_file *f, mp_datatype *dt, MPI_Aint *extent)
 {
-    /* a user representation says what a predefined type's file extent is */
-    const user_datarep *d = find_datarep(f->datarep);
-    if (d && d->extent_fn && dt->is_builtin) {
-        MPI_Aint e = 0;
-        int err = d->extent_fn(dt->handle, &e, d->extra);
-        if (err)
-            return err;
-        *extent = e;
+    /* the extent of the type's file layout; native: the memory extent */
+    repr r = { f->rep, f->user, f->datarep };
+    if (f->rep == MP_IO_REP_NATIVE && !(f->user && f->user->extent_fn)) {
+        *extent = dt->extent;
         return MPI_SUCCESS;
     }
-    /* native, internal, and external32 where the layout is native: the memory extent */
-    if (f->external && !same_layout(dt)) {
-        if (!dt->is_builtin)
-            return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: the external32 extent of a "
-                                 "derived type with MPI_LONG-like members is not supported", F);
-        *extent = (MPI_Aint)mp_datatype_external_bytes(dt, 1);
-        return MPI_SUCCESS;
-    }
-    *extent = dt->extent;
+    if (r.rep == MP_IO_REP_NATIVE)
+        r.rep = MP_IO_REP_USER;       /* no conversion, but the user's extents */
+    mp_datatype *ft;
+    int err = file_layout(F, &r, dt, &ft);
+    if (err)
+        return err;
+    *extent = ft->extent;
+    mp_datatype_release(ft);
     return MPI_SUCCESS;
 }
 
@@ -332,9 +564,8 @@ int mp_io_seek_shared(const char *F, mp_file *f, MPI_Offset offset, int whence)
     if (!err)
         err = seek_target(F, f, cur, offset, whence, &target);
     /* every rank must have read the old value before rank 0 replaces it */
-    int mine[3] = { err ? 1 : 0, (int)(target & 0x7fffffff), -(int)(target & 0x7fffffff) };
-    int all[3];
-    int cerr = mp_allreduce(mine, all, 3, mp_datatype_get(MPI_INT), MPI_MAX, f->comm);
+    int64_t mine[3] = { err ? 1 : 0, target, -target }, all[3];
+    int cerr = mp_allreduce(mine, all, 3, mp_datatype_get(MPI_INT64_T), MPI_MAX, f->comm);
     if (err || cerr)
         return err ? err : cerr;
     if (all[0])

@@ -8,9 +8,10 @@
  * Every byte of the file is checked: written blocks hold the writer's pattern, holes still
  * hold the background (an aggregator's read-modify-write must not lose them).  The data is
  * read back collectively through the same view, and a collective read that runs past the end
- * of the file must count only the bytes that exist.  Four hint sets: none; cb_buffer_size=64
+ * of the file must count only the bytes that exist.  Five hint sets: none; cb_buffer_size=64
  * with cb_nodes=2 (many rounds, two aggregators); cb_buffer_size=100 with cb_nodes = the
- * group size; romio_cb_write/romio_cb_read=disable.
+ * group size; striping_unit=24 with cb_nodes=2 and cb_buffer_size=50 (file domains and
+ * windows aligned to 24 bytes); romio_cb_write/romio_cb_read=disable.
  */
 #include "io_common.h"
 
@@ -32,16 +33,7 @@ static void run(MPI_Info info, const char *name)
 {
     long size = (long)np * (BLK + GAP) * NBLK + 17;
     MPI_File fh = io_create(name, info);
-    if (me == 0) {
-        unsigned char *bg = malloc((size_t)size);
-        for (long i = 0; i < size; i++)
-            bg[i] = background(i);
-        CHECK_MPI(MPI_File_write_at(fh, 0, bg, (int)size, MPI_BYTE, MPI_STATUS_IGNORE));
-        free(bg);
-    }
-    CHECK_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    CHECK_MPI(MPI_File_sync(fh));
+    io_fill_background(fh, size, background);
     MPI_Datatype vec, ft;
     MPI_Type_vector(NBLK, BLK, np * (BLK + GAP), MPI_BYTE, &vec);
     MPI_Type_create_resized(vec, 0, (MPI_Aint)np * (BLK + GAP) * NBLK, &ft);
@@ -112,6 +104,12 @@ int main(int argc, char **argv)
     snprintf(v, sizeof v, "%d", np);
     MPI_Info_set(info, "cb_nodes", v);
     run(info, "many");
+    MPI_Info_free(&info);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "striping_unit", "24");
+    MPI_Info_set(info, "cb_nodes", "2");
+    MPI_Info_set(info, "cb_buffer_size", "50");
+    run(info, "striped");
     MPI_Info_free(&info);
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_cb_write", "disable");

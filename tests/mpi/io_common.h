@@ -3,7 +3,8 @@
  * MemPI, BSD-3-Clause (see LICENSE).
  *
  * Rank 0 makes the directory with mkdtemp under $TMPDIR (else /tmp) and broadcasts its name;
- * io_done removes the files the test named and the directory.  Every file of a test lives
+ * io_done removes the files the test named and the directory; io_fill_background writes a
+ * file's background pattern.  Every file of a test lives
  * there, so a failed run leaves at most one directory behind.
  */
 #ifndef MEMPI_TEST_IO_COMMON_H
@@ -75,6 +76,24 @@ static void io_done(void)
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", io_dir);
         CHECK(system(cmd) == 0, "cannot remove %s", io_dir);
     }
+}
+
+/* Rank 0 fills [0, size) of fh with bg(i) at byte i; then sync, barrier, sync (MPI 4.0
+ * 14.6.1), so every rank's later accesses see it. */
+static void io_fill_background(MPI_File fh, long size, unsigned char (*bg)(long))
+{
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == 0) {
+        unsigned char *b = malloc((size_t)size);
+        for (long i = 0; i < size; i++)
+            b[i] = bg(i);
+        CHECK_MPI(MPI_File_write_at(fh, 0, b, (int)size, MPI_BYTE, MPI_STATUS_IGNORE));
+        free(b);
+    }
+    CHECK_MPI(MPI_File_sync(fh));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_File_sync(fh));
 }
 
 static int io_class(int code)
