@@ -146,6 +146,8 @@ static void stop(void)
         mp_stats_report();
     mp_coll_finalize();
     mp_transports_finalize();
+    mp_procs_finalize();
+    mp_ports_close_all();
     mp_world.finalized = 1;
     mp_pmi_finalize();
 }

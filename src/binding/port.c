@@ -1,64 +1,118 @@
-/* port.c -- MPI_Open_port and MPI_Close_port: port names without connections.  MemPI, BSD-3-Clause (see LICENSE). */
+/* port.c -- ports, MPI_Comm_accept/connect/join, and the name service.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
- * Dynamic processes are missing (README), so MPI_Comm_accept and MPI_Comm_connect return
- * MPI_ERR_UNSUPPORTED_OPERATION.  Opening a port, though, is only naming: a port name is
- * "mempi-port:<host>:<pid>:<n>", unique per process and call, and this file keeps the set
- * of ports the process has open so that MPI_Close_port can reject a name it never opened.
+ * A port is a listening Unix-domain stream socket in this user's private directory
+ * (${TMPDIR:-/tmp}/mempi-<uid>, mode 0700, checked to be ours and private before use), under
+ * a random name: the port name is "mempi-port:unix:<path>".  Nothing listens on a TCP port.
+ * Only the roots use the socket: the acceptor's root accepts one connection on it, the
+ * connector's root connects to it, and the two swap what src/comm/dynamic.c asks
+ * (mp_dyn_connect does everything else, collectively, and calls the root's I/O function
+ * without the big lock: accept and connect block until the other side arrives, as the
+ * standard says they do).  MPI_Comm_join is the same connection over the caller's socket,
+ * between the two processes' MPI_COMM_SELF.  Connecting across hosts would need a TCP port
+ * on the fabric's interface; it is not implemented (dynamic.c refuses such groups).
  *
- * Why have them at all: a server opens a port and sends its name to a client before either
- * calls accept/connect (mpi4py's test_dynproc does).  If MPI_Open_port failed, only the
- * server would see an error and the client would wait forever for the name; with it, both
- * sides reach accept/connect and both fail at once.
+ * MPI_Close_port closes the socket and removes its file; it rejects a name this process
+ * never opened.  The set of open ports is an array searched linearly (a process opens a
+ * handful); the entry points hold the big lock.
  *
- * The set is an array of open port numbers, searched linearly (a process opens a handful of
- * ports); the entry points (src/binding/env.spec) hold the big lock, which serialises access
- * under MPI_THREAD_MULTIPLE.
+ * Name service: MPI_Publish_name writes the port name into a file named after the service
+ * (hex-encoded) in <private directory>/names, created with O_EXCL; MPI_Lookup_name reads it;
+ * MPI_Unpublish_name removes it.  Every job of this user on this host shares those names,
+ * whichever launcher started it (two separately started mpiexecs find each other); a job
+ * that dies without unpublishing leaves its names behind, as a name server would.
  */
 #include "binding/binding.h"
+#include "comm/comm.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#define PORT_PREFIX "mempi-port:unix:"
+
+typedef struct port {
+    char name[MPI_MAX_PORT_NAME];
+    int fd;
+} port;
+
 static struct {
-    unsigned long *open;        /* numbers of the open ports */
+    port *open;
     size_t count, cap;
-    unsigned long next;         /* number of the next port */
 } ports;
 
-/* Writes the name of port n (at most MPI_MAX_PORT_NAME bytes with the NUL). */
-static void port_name(unsigned long n, char *out)
+/* The user's private directory (created if missing); sub: "" or a subdirectory to make. */
+static int private_dir(const char *F, const char *sub, char *out, size_t len)
 {
-    char host[64] = "localhost";
-    gethostname(host, sizeof host - 1);
-    host[sizeof host - 1] = '\0';
-    snprintf(out, MPI_MAX_PORT_NAME, "mempi-port:%s:%ld:%lu", host, (long)getpid(), n);
+    const char *tmp = getenv("TMPDIR");
+    if (tmp == NULL || tmp[0] == '\0')
+        tmp = "/tmp";
+    snprintf(out, len, "%s/mempi-%ld", tmp, (long)getuid());
+    for (int level = 0; level < 2; level++) {
+        if (level == 1) {
+            if (sub[0] == '\0')
+                break;
+            size_t n = strlen(out);
+            snprintf(out + n, len - n, "/%s", sub);
+        }
+        struct stat st;
+        if (mkdir(out, 0700) != 0 && errno != EEXIST)
+            return mp_err(F, MPI_ERR_OTHER, "cannot create directory %s: %s", out,
+                          strerror(errno));
+        if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+            (st.st_mode & 077))
+            return mp_err(F, MPI_ERR_OTHER, "%s is not a directory private to this user "
+                          "(mode 0700); remove it", out);
+    }
+    return MPI_SUCCESS;
 }
 
-/* Index in ports.open of the open port called name, or -1. */
 static long port_find(const char *name)
 {
-    char want[MPI_MAX_PORT_NAME];
-    for (size_t i = 0; i < ports.count; i++) {
-        port_name(ports.open[i], want);
-        if (strcmp(want, name) == 0)
+    for (size_t i = 0; i < ports.count; i++)
+        if (strncmp(ports.open[i].name, name, MPI_MAX_PORT_NAME) == 0)
             return (long)i;
-    }
     return -1;
 }
 
 int mp_do_open_port(const char *F, MPI_Info info, char *port_name_out)
 {
-    if (ports.count == ports.cap) {
-        size_t cap = ports.cap ? 2 * ports.cap : 8;
-        unsigned long *p = realloc(ports.open, cap * sizeof *p);
-        if (p == NULL)
-            return mp_err(F, MPI_ERR_NO_MEM, "out of memory for %zu ports", cap);
-        ports.open = p;
-        ports.cap = cap;
+    char dir[MPI_MAX_PORT_NAME], path[MPI_MAX_PORT_NAME];
+    int err = private_dir(F, "", dir, sizeof dir);
+    if (err)
+        return err;
+    unsigned char rnd[12];
+    if (mp_random_bytes(rnd, sizeof rnd) != 0)
+        return mp_err(F, MPI_ERR_OTHER, "no randomness for a port name");
+    int n = snprintf(path, sizeof path, "%s/port-", dir);
+    for (size_t i = 0; i < sizeof rnd; i++)
+        n += snprintf(path + n, sizeof path - (size_t)n, "%02x", rnd[i]);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof sa.sun_path || strlen(PORT_PREFIX) + strlen(path) >=
+        MPI_MAX_PORT_NAME)
+        return mp_err(F, MPI_ERR_OTHER, "the port's path %s is too long (set TMPDIR to a "
+                      "shorter directory)", path);
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 64) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return mp_err(F, MPI_ERR_OTHER, "cannot listen on %s: %s", path, strerror(e));
     }
-    ports.open[ports.count++] = ports.next;
-    port_name(ports.next++, port_name_out);
+    if (ports.count == ports.cap) {
+        ports.cap = ports.cap ? 2 * ports.cap : 8;
+        ports.open = mp_realloc(ports.open, ports.cap * sizeof *ports.open);
+    }
+    port *p = &ports.open[ports.count++];
+    snprintf(p->name, sizeof p->name, PORT_PREFIX "%s", path);
+    p->fd = fd;
+    snprintf(port_name_out, MPI_MAX_PORT_NAME, "%s", p->name);
     return MPI_SUCCESS;
 }
 
@@ -68,6 +122,203 @@ int mp_do_close_port(const char *F, const char *name)
     if (i < 0)
         return mp_err(F, MPI_ERR_PORT, "port_name \"%.*s\" is not a port this process opened",
                       MPI_MAX_PORT_NAME, name);
+    close(ports.open[i].fd);
+    unlink(ports.open[i].name + strlen(PORT_PREFIX));
     ports.open[i] = ports.open[--ports.count];
+    return MPI_SUCCESS;
+}
+
+/* MPI_Finalize: the ports still open go, socket files included. */
+void mp_ports_close_all(void)
+{
+    for (size_t i = 0; i < ports.count; i++) {
+        close(ports.open[i].fd);
+        unlink(ports.open[i].name + strlen(PORT_PREFIX));
+    }
+    free(ports.open);
+    memset(&ports, 0, sizeof ports);
+}
+
+/* ---- the roots' socket ---------------------------------------------------------------- */
+
+typedef struct root_link {
+    int fd;                           /* the connection, -1 until made */
+    int listen_fd;                    /* accept: the port's socket; -1 to connect */
+    const char *path;                 /* connect: the port's socket file */
+} root_link;
+
+static int socket_io(int fd, void *buf, size_t n, int writing)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t k = writing ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? errno : EPIPE;   /* EOF: the other side closed the socket */
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int link_io(void *arg, const void *out, size_t nout, void *in, size_t nin)
+{
+    root_link *l = arg;
+    if (l->fd < 0 && l->listen_fd >= 0) {
+        do
+            l->fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        while (l->fd < 0 && errno == EINTR);
+    } else if (l->fd < 0 && l->path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", l->path);
+        l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (l->fd >= 0 && connect(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            close(l->fd);
+            l->fd = -1;
+        }
+    }
+    if (l->fd < 0)
+        return errno ? errno : EBADF;
+    int e = socket_io(l->fd, (void *)out, nout, 1);
+    return e ? e : socket_io(l->fd, in, nin, 0);
+}
+
+static int connect_over(const char *F, mp_comm *comm, int root, root_link *l, MPI_Comm *newcomm)
+{
+    mp_comm *ic;
+    int err = mp_dyn_connect(comm, root, link_io, l, l->listen_fd == -2 ? MPI_ERR_OTHER :
+                             MPI_ERR_PORT, &ic);
+    if (l->fd >= 0 && l->listen_fd != -2)
+        close(l->fd);
+    if (err)
+        return err;
+    if (!ic->handle) {
+        mp_comm_free_internal(ic);
+        return mp_err(F, MPI_ERR_NO_MEM, "too many communicators");
+    }
+    *newcomm = ic->handle;
+    return MPI_SUCCESS;
+}
+
+int mp_do_comm_accept(const char *F, const char *port_name, MPI_Info info, int root,
+                      mp_comm *comm, MPI_Comm *newcomm)
+{
+    root_link l = { -1, -1, NULL };
+    if (comm->rank == root) {
+        long i = port_find(port_name);
+        if (i >= 0)
+            l.listen_fd = ports.open[i].fd;
+        /* else: the exchange fails, and the whole group learns it (MPI_ERR_PORT) */
+    }
+    if (comm->is_inter)
+        return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
+    return connect_over(F, comm, root, &l, newcomm);
+}
+
+int mp_do_comm_connect(const char *F, const char *port_name, MPI_Info info, int root,
+                       mp_comm *comm, MPI_Comm *newcomm)
+{
+    root_link l = { -1, -1, NULL };
+    if (comm->is_inter)
+        return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
+    if (comm->rank == root && strncmp(port_name, PORT_PREFIX, strlen(PORT_PREFIX)) == 0)
+        l.path = port_name + strlen(PORT_PREFIX);
+    return connect_over(F, comm, root, &l, newcomm);
+}
+
+/* MPI_Comm_join: the caller's socket, between the two processes' MPI_COMM_SELF.  The entry
+ * point holds no lock (the exchange blocks); the connection takes it. */
+int mp_do_comm_join(const char *F, int fd, MPI_Comm *intercomm)
+{
+    MP_BIG_LOCK();
+    root_link l = { fd, -2, NULL };
+    return connect_over(F, mp_world.comm_self, 0, &l, intercomm);
+}
+
+/* ---- the name service ------------------------------------------------------------------ */
+
+static int name_path(const char *F, const char *service, char *out, size_t len)
+{
+    int err = private_dir(F, "names", out, len);
+    if (err)
+        return err;
+    size_t n = strlen(out), sl = strlen(service);
+    if (sl == 0 || n + 2 + 2 * sl >= len)
+        return mp_err(F, MPI_ERR_ARG, "service_name \"%s\" is %s", service,
+                      sl ? "too long" : "empty");
+    out[n++] = '/';
+    for (size_t i = 0; i < sl; i++)
+        n += (size_t)snprintf(out + n, len - n, "%02x", (unsigned char)service[i]);
+    return MPI_SUCCESS;
+}
+
+int mp_do_publish_name(const char *F, const char *service_name, MPI_Info info,
+                       const char *port_name)
+{
+    char path[4096];
+    int err = name_path(F, service_name, path, sizeof path);
+    if (err)
+        return err;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    size_t len = strnlen(port_name, MPI_MAX_PORT_NAME);
+    if (fd < 0 || write(fd, port_name, len) != (ssize_t)len) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        unlink(tmp);
+        return mp_err(F, MPI_ERR_OTHER, "cannot write %s: %s", tmp, strerror(e));
+    }
+    close(fd);
+    /* link() fails if the name exists: publishing is atomic and never overwrites */
+    int r = link(tmp, path), e = errno;
+    unlink(tmp);
+    if (r != 0)
+        return e == EEXIST ? mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is already "
+                                    "published", service_name)
+                           : mp_err(F, MPI_ERR_OTHER, "cannot publish %s: %s", path,
+                                    strerror(e));
+    return MPI_SUCCESS;
+}
+
+int mp_do_lookup_name(const char *F, const char *service_name, MPI_Info info, char *port_name)
+{
+    char path[4096];
+    int err = name_path(F, service_name, path, sizeof path);
+    if (err)
+        return err;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return mp_err(F, MPI_ERR_NAME, "service_name \"%s\" is not published", service_name);
+    ssize_t n = read(fd, port_name, MPI_MAX_PORT_NAME - 1);
+    close(fd);
+    if (n <= 0)
+        return mp_err(F, MPI_ERR_NAME, "service_name \"%s\": unreadable entry %s",
+                      service_name, path);
+    port_name[n] = '\0';
+    return MPI_SUCCESS;
+}
+
+int mp_do_unpublish_name(const char *F, const char *service_name, MPI_Info info,
+                         const char *port_name)
+{
+    char path[4096], cur[MPI_MAX_PORT_NAME] = "";
+    int err = name_path(F, service_name, path, sizeof path);
+    if (err)
+        return err;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, cur, sizeof cur - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < 0)
+        return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is not published",
+                      service_name);
+    cur[n] = '\0';
+    if (strncmp(cur, port_name, MPI_MAX_PORT_NAME) != 0)
+        return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is published with another "
+                      "port name", service_name);
+    unlink(path);
     return MPI_SUCCESS;
 }

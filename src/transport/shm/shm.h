@@ -118,6 +118,8 @@ void mp_shm_finalize(void);
 void mp_shm_abandon(void);                /* MPI_Init failed: leave nothing in /dev/shm */
 extern mp_sleeper mp_shm_sleeper;         /* the progress engine's sleeper (wait.c) */
 
+void mp_conn_finalize(void);             /* conn.c: channels to other jobs */
+
 int  mp_segment_create_or_attach(void);   /* segment.c */
 void mp_segment_layout(mp_seg *s, int nlocal);  /* sizes and offsets from mp_cfg */
 void mp_shm_attach_mapped(mp_seg *seg, size_t size, int me);  /* local state over a mapping */
