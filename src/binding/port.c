@@ -1,4 +1,4 @@
-/* port.c -- ports, MPI_Comm_accept/connect/join, and the name service.  MemPI, BSD-3-Clause (see LICENSE). */
+/* port.c -- ports, MPI_Comm_accept/connect/join/spawn, and the name service.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
  * A port is a listening Unix-domain stream socket in this user's private directory
  * (${TMPDIR:-/tmp}/mempi-<uid>, mode 0700, checked to be ours and private before use), under
@@ -15,6 +15,15 @@
  * never opened.  The set of open ports is an array searched linearly (a process opens a
  * handful); the entry points hold the big lock.
  *
+ * MPI_Comm_spawn(_multiple): the root opens a port, asks the process manager to start the
+ * children with the port's name in their key-value space (PARENT_ROOT_PORT_NAME, MPICH's
+ * key, mp_pmi_spawn), broadcasts the outcome, and the group accepts on the port; the
+ * children's MPI_Init sees PMI_SPAWNED=1, reads the key and connects over their
+ * MPI_COMM_WORLD (mp_spawn_connect_parent), which MPI_Comm_get_parent then returns until it
+ * is freed or disconnected.  The process manager interprets the info keys (host, wdir, path,
+ * soft, env: tools/mpiexec/spawn.c).  If the manager refuses, every process of the group
+ * gets MPI_ERR_SPAWN and every entry of array_of_errcodes says so.
+ *
  * Name service: MPI_Publish_name writes the port name into a file named after the service
  * (hex-encoded) in <private directory>/names, created with O_EXCL; MPI_Lookup_name reads it;
  * MPI_Unpublish_name removes it.  Every job of this user on this host shares those names,
@@ -23,6 +32,7 @@
  */
 #include "binding/binding.h"
 #include "comm/comm.h"
+#include "core/pmi.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -320,5 +330,128 @@ int mp_do_unpublish_name(const char *F, const char *service_name, MPI_Info info,
         return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is published with another "
                       "port name", service_name);
     unlink(path);
+    return MPI_SUCCESS;
+}
+
+/* ---- spawning ---------------------------------------------------------------------------- */
+
+#define PARENT_KEY "PARENT_ROOT_PORT_NAME"
+
+static mp_comm *parent_comm;          /* the children's side of the spawn, or NULL */
+
+/* The root's request to the process manager; returns an MPI error code (no handler). */
+static int spawn_request(const char *F, int count, char **commands, char ***argvs,
+                         const int *maxprocs, const MPI_Info *infos, const char *port)
+{
+    mp_pmi_spawn_cmd *cmds = mp_calloc((size_t)count, sizeof *cmds);
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < count && !err; i++) {
+        mp_info *info = infos ? mp_info_get(infos[i]) : NULL;
+        cmds[i].command = commands[i];
+        cmds[i].argv = argvs ? argvs[i] : NULL;
+        cmds[i].maxprocs = maxprocs[i];
+        if (commands[i] == NULL || commands[i][0] == '\0')
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: command %d is empty", F, i);
+        else if (maxprocs[i] < 1)
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: maxprocs %d of command %d (must be >= 1)",
+                                F, maxprocs[i], i);
+        if (info && !err) {
+            int n = mp_info_count(info);
+            const char **k = mp_calloc((size_t)(n ? n : 1), sizeof *k);
+            const char **v = mp_calloc((size_t)(n ? n : 1), sizeof *v);
+            for (int j = 0; j < n; j++) {
+                k[j] = mp_info_key(info, j);
+                v[j] = mp_info_val(info, j);
+            }
+            cmds[i].ninfo = n;
+            cmds[i].info_keys = k;
+            cmds[i].info_vals = v;
+        }
+    }
+    const char *pk = PARENT_KEY;
+    if (!err && mp_pmi_spawn(count, cmds, 1, &pk, &port) != 0)
+        err = mp_error_code(MPI_ERR_SPAWN, "%s: the process manager did not start the "
+                            "processes: %s", F, mp_pmi_error());
+    for (int i = 0; i < count; i++) {
+        free((void *)cmds[i].info_keys);
+        free((void *)cmds[i].info_vals);
+    }
+    free(cmds);
+    return err;
+}
+
+int mp_do_comm_spawn_multiple(const char *F, int count, char *array_of_commands[],
+                              char **array_of_argv[], const int array_of_maxprocs[],
+                              const MPI_Info array_of_info[], int root, mp_comm *comm,
+                              MPI_Comm *intercomm, int array_of_errcodes[])
+{
+    if (comm->is_inter)
+        return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
+    char port[MPI_MAX_PORT_NAME] = "";
+    int outcome[2] = { MPI_SUCCESS, 0 };      /* error code, processes asked for */
+    long p = -1;
+    if (comm->rank == root) {
+        if (count < 1)
+            outcome[0] = mp_error_code(MPI_ERR_ARG, "%s: count %d (must be >= 1)", F, count);
+        else if ((outcome[0] = mp_do_open_port(F, MPI_INFO_NULL, port)) == MPI_SUCCESS)
+            p = port_find(port);
+        for (int i = 0; i < count && !outcome[0]; i++)
+            outcome[1] += array_of_maxprocs[i];
+        if (!outcome[0])
+            outcome[0] = spawn_request(F, count, array_of_commands, array_of_argv,
+                                       array_of_maxprocs, array_of_info, port);
+    }
+    int err = mp_bcast(outcome, 2, mp_datatype_get(MPI_INT), root, comm);
+    if (!err && !outcome[0]) {
+        root_link l = { -1, p >= 0 ? ports.open[p].fd : -1, NULL };
+        err = connect_over(F, comm, root, &l, intercomm);
+    } else if (!err) {
+        err = comm->rank == root ? outcome[0]
+                                 : mp_error_code(MPI_ERR_SPAWN, "%s: the root could not start "
+                                                 "the processes", F);
+    }
+    if (p >= 0)
+        mp_do_close_port(F, port);
+    if (array_of_errcodes)
+        for (int i = 0; i < outcome[1]; i++)
+            array_of_errcodes[i] = err;
+    return err;
+}
+
+int mp_do_comm_spawn(const char *F, const char *command, char *argv[], int maxprocs,
+                     MPI_Info info, int root, mp_comm *comm, MPI_Comm *intercomm,
+                     int array_of_errcodes[])
+{
+    char *cmd = (char *)command;
+    char **argvs[1] = { argv };
+    return mp_do_comm_spawn_multiple(F, 1, &cmd, argvs, &maxprocs, &info, root, comm,
+                                     intercomm, array_of_errcodes);
+}
+
+/* MPI_Init of a spawned process: connect to the parents (collective over MPI_COMM_WORLD). */
+int mp_spawn_connect_parent(void)
+{
+    const char *spawned = getenv("PMI_SPAWNED");
+    if (spawned == NULL || strcmp(spawned, "1") != 0)
+        return MPI_SUCCESS;
+    char port[MPI_MAX_PORT_NAME] = "";
+    root_link l = { -1, -1, NULL };
+    if (mp_world.rank == 0 && mp_pmi_get(PARENT_KEY, port, sizeof port) == 0 &&
+        strncmp(port, PORT_PREFIX, strlen(PORT_PREFIX)) == 0)
+        l.path = port + strlen(PORT_PREFIX);
+    MPI_Comm h = MPI_COMM_NULL;
+    int err = connect_over("MPI_Init", mp_world.comm_world, 0, &l, &h);
+    if (!err)
+        parent_comm = mp_comm_get(h);
+    return err;
+}
+
+int mp_do_comm_get_parent(const char *F, MPI_Comm *parent)
+{
+    /* freed or disconnected: the handle no longer names that object */
+    if (parent_comm && mp_comm_get(parent_comm->handle) == parent_comm)
+        *parent = parent_comm->handle;
+    else
+        parent_comm = NULL;
     return MPI_SUCCESS;
 }

@@ -65,6 +65,7 @@ static void signal_ranks(mp_job *job, int sig)
         if (r->alive)
             kill(r->pid, sig);
     }
+    mp_spawn_signal(job, sig);
 }
 
 void mp_job_fail(mp_job *job, int code, const char *fmt, ...)
@@ -79,7 +80,8 @@ void mp_job_fail(mp_job *job, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mpiexec: %s; job terminated\n", text);
+    fprintf(stderr, "mpiexec%s: %s; job terminated\n",
+            job->opt->spawned ? " (a job started by MPI_Comm_spawn)" : "", text);
     fflush(stderr);
     signal_ranks(job, SIGTERM);
     job->kill_at = mp_now() + KILL_GRACE;
@@ -138,6 +140,8 @@ static void reap(mp_job *job)
 
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         mp_rank *r = rank_of_pid(job, pid);
+        if (r == NULL && mp_spawn_reaped(job, pid, status))
+            continue;
         if (r == NULL || !r->alive)
             continue;
         r->alive = 0;
