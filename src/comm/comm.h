@@ -98,6 +98,9 @@ int  mp_xfer_allgather(mp_comm *c, const int *ranks, int n, int me, int tag, con
 int  mp_xfer_exchange(mp_comm *c, int peer, int tag, int ctx_offset, const void *sbuf,
                       void *rbuf, size_t bytes);
 int *mp_xfer_all_ranks(int n);
+/* comm's ranks with `leader` moved to index 0 (a tree order for mp_xfer_*); *me = this
+ * process's index (intercomm.c). */
+int *mp_comm_leader_first(mp_comm *comm, int leader, int *me);
 
 /* ---------------------------------------------------------------------------------------------
  * Communicators (comm.c, intercomm.c)

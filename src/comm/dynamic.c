@@ -143,14 +143,7 @@ int mp_dyn_connect(mp_comm *comm, int root, mp_dyn_io *io, void *arg, int io_cla
     static uint64_t counter;
     *out = NULL;
     int me = 0, err = MPI_SUCCESS, n = comm->size;
-    int *ranks = mp_malloc(sizeof(int) * (size_t)n), k = 1;
-    ranks[0] = root;
-    for (int r = 0; r < n; r++)
-        if (r != root)
-            ranks[k++] = r;
-    for (int i = 0; i < n; i++)
-        if (ranks[i] == comm->rank)
-            me = i;
+    int *ranks = mp_comm_leader_first(comm, root, &me);
 
     /* 1. sizes */
     hello mine = { DYN_MAGIC, n, root, 0, 0 }, theirs = { 0, -1, 0, 0, 0 };

@@ -34,8 +34,7 @@
 
 typedef mp_ctx_bridge bridge;
 
-/* `local` ranks with the leader moved to index 0; *me = this process's index. */
-static int *leader_first(mp_comm *local, int leader, int *me)
+int *mp_comm_leader_first(mp_comm *local, int leader, int *me)
 {
     int n = local->size, k = 1;
     int *ranks = mp_malloc(sizeof(int) * (size_t)n);
@@ -123,7 +122,7 @@ static int built(mp_comm **out)
 static int intercomm_create(mp_comm *local, int local_leader, const bridge *b, mp_comm **out)
 {
     int me = 0, ctx[2], *remote = NULL, nremote = 0, err;
-    int *ranks = leader_first(local, local_leader, &me);
+    int *ranks = mp_comm_leader_first(local, local_leader, &me);
     err = mp_ctx_agree_bridged(local, ranks, me, MP_TAG_INTER, b, 2, ctx);
     if (!err && (err = inter_swap(local, ranks, me, b, local->world, local->size, &remote,
                                   &nremote))) {
@@ -164,7 +163,7 @@ int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
     if (!local)
         return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
     int me = 0, err, ctx[1];
-    int *ranks = leader_first(local, 0, &me);
+    int *ranks = mp_comm_leader_first(local, 0, &me);
     bridge b = { inter, 0, MP_TAG_MERGE, MP_CTX_COLL };
     int info[2] = { high ? 1 : 0, 0 }, *rinfo = NULL, n = 0;
     err = inter_swap(local, ranks, me, &b, info, 2, &rinfo, &n);
@@ -233,7 +232,7 @@ int mp_intercomm_subset(mp_comm *inter, int color, int key, mp_comm **out)
     if (!local)
         return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
     int n = local->size, me = 0, err, nr = 0, *flat = NULL;
-    int *ranks = leader_first(local, 0, &me);
+    int *ranks = mp_comm_leader_first(local, 0, &me);
     member mine = { color, key, local->rank };
     member *all = mp_malloc(sizeof(member) * (size_t)n);
     bridge b = { inter, 0, MP_TAG_SPLIT, MP_CTX_COLL };

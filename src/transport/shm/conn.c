@@ -134,10 +134,7 @@ static int conn_send(int id, const mp_hdr *hdr, const mp_payload *payload)
     if (atomic_load_explicit(&cell->full, memory_order_acquire))
         return MP_AGAIN;
     size_t len = payload ? payload->len : 0;
-    if (len <= MP_CELL_INLINE) {
-        cell->chunk = 0;
-        mp_payload_copy(cell->data, payload);
-    } else {
+    if (!mp_cell_inline_payload(cell, payload)) {
         uint32_t idx = CONN_CHUNKS;
         for (uint32_t i = 0; i < CONN_CHUNKS; i++) {
             uint32_t k = (c->pool_next + i) % CONN_CHUNKS;
