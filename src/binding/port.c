@@ -24,11 +24,16 @@
  * soft, env: tools/mpiexec/spawn.c).  If the manager refuses, every process of the group
  * gets MPI_ERR_SPAWN and every entry of array_of_errcodes says so.
  *
- * Name service: MPI_Publish_name writes the port name into a file named after the service
- * (hex-encoded) in <private directory>/names, created with O_EXCL; MPI_Lookup_name reads it;
- * MPI_Unpublish_name removes it.  Every job of this user on this host shares those names,
- * whichever launcher started it (two separately started mpiexecs find each other); a job
- * that dies without unpublishing leaves its names behind, as a name server would.
+ * Name service: a name is a file named after the service (hex-encoded) holding the port name,
+ * created atomically (link(), which never replaces a name).  Its directory is
+ * <private directory>/names/<scope>, where the scope is MemPI's mpiexec's MEMPI_NAME_SCOPE,
+ * its job id, inherited by the jobs it spawns: the processes of one mpiexec and of its
+ * spawned jobs share names, and two such families never collide (mpiexec removes the
+ * directory at the end).  Each name is also written, unless taken, to the user-wide
+ * <private directory>/names, where lookups go when the scope has no such name: separately
+ * started jobs (other mpiexecs, Hydra, singletons) find each other there.  Publishing a name
+ * the scope holds: MPI_ERR_SERVICE; unpublishing one it does not: MPI_ERR_SERVICE; looking up
+ * an unknown one: MPI_ERR_NAME.
  */
 #include "binding/binding.h"
 #include "comm/comm.h"
@@ -248,9 +253,20 @@ int mp_do_comm_join(const char *F, int fd, MPI_Comm *intercomm)
 
 /* ---- the name service ------------------------------------------------------------------ */
 
-static int name_path(const char *F, const char *service, char *out, size_t len)
+/* The file of `service` in the names directory of `scope` ("" = the user-wide one). */
+static int name_path(const char *F, const char *service, const char *scope, char *out,
+                     size_t len)
 {
-    int err = private_dir(F, "names", out, len);
+    char sub[160];
+    snprintf(sub, sizeof sub, "names");
+    int err = private_dir(F, sub, out, len);
+    if (!err && scope[0]) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "/%s", scope);
+        if (mkdir(out, 0700) != 0 && errno != EEXIST)
+            err = mp_err(F, MPI_ERR_OTHER, "cannot create directory %s: %s", out,
+                         strerror(errno));
+    }
     if (err)
         return err;
     size_t n = strlen(out), sl = strlen(service);
@@ -263,73 +279,96 @@ static int name_path(const char *F, const char *service, char *out, size_t len)
     return MPI_SUCCESS;
 }
 
-int mp_do_publish_name(const char *F, const char *service_name, MPI_Info info,
-                       const char *port_name)
+/* The scope of this job's names: the launcher's MEMPI_NAME_SCOPE (hex), or none. */
+static const char *name_scope(void)
 {
-    char path[4096];
-    int err = name_path(F, service_name, path, sizeof path);
-    if (err)
-        return err;
+    const char *s = getenv("MEMPI_NAME_SCOPE");
+    return s && s[0] && strlen(s) < 64 && strspn(s, "0123456789abcdef") == strlen(s) ? s : "";
+}
+
+/* Writes port_name as `path`, atomically and never over an existing name: 0, or an errno. */
+static int publish_file(const char *path, const char *port_name)
+{
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     size_t len = strnlen(port_name, MPI_MAX_PORT_NAME);
-    if (fd < 0 || write(fd, port_name, len) != (ssize_t)len) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        unlink(tmp);
-        return mp_err(F, MPI_ERR_OTHER, "cannot write %s: %s", tmp, strerror(e));
-    }
-    close(fd);
-    /* link() fails if the name exists: publishing is atomic and never overwrites */
-    int r = link(tmp, path), e = errno;
+    int e = 0;
+    if (fd < 0 || write(fd, port_name, len) != (ssize_t)len)
+        e = errno ? errno : EIO;
+    if (fd >= 0)
+        close(fd);
+    if (!e && link(tmp, path) != 0)       /* link() fails if the name exists */
+        e = errno;
     unlink(tmp);
-    if (r != 0)
-        return e == EEXIST ? mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is already "
-                                    "published", service_name)
-                           : mp_err(F, MPI_ERR_OTHER, "cannot publish %s: %s", path,
-                                    strerror(e));
+    return e;
+}
+
+/* The port name stored as `path`: 0, or -1 if there is none. */
+static int read_name(const char *path, char *port_name)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, port_name, MPI_MAX_PORT_NAME - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return -1;
+    port_name[n] = '\0';
+    return 0;
+}
+
+int mp_do_publish_name(const char *F, const char *service_name, MPI_Info info,
+                       const char *port_name)
+{
+    char path[4096];
+    const char *scope = name_scope();
+    int err = name_path(F, service_name, scope, path, sizeof path);
+    if (err)
+        return err;
+    int e = publish_file(path, port_name);
+    if (e == EEXIST)
+        return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is already published",
+                      service_name);
+    if (e)
+        return mp_err(F, MPI_ERR_OTHER, "cannot publish %s: %s", path, strerror(e));
+    /* also user-wide, for separately started jobs, unless someone holds the name there */
+    if (scope[0] && name_path(F, service_name, "", path, sizeof path) == MPI_SUCCESS)
+        publish_file(path, port_name);
     return MPI_SUCCESS;
 }
 
 int mp_do_lookup_name(const char *F, const char *service_name, MPI_Info info, char *port_name)
 {
     char path[4096];
-    int err = name_path(F, service_name, path, sizeof path);
-    if (err)
-        return err;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return mp_err(F, MPI_ERR_NAME, "service_name \"%s\" is not published", service_name);
-    ssize_t n = read(fd, port_name, MPI_MAX_PORT_NAME - 1);
-    close(fd);
-    if (n <= 0)
-        return mp_err(F, MPI_ERR_NAME, "service_name \"%s\": unreadable entry %s",
-                      service_name, path);
-    port_name[n] = '\0';
-    return MPI_SUCCESS;
+    const char *scope = name_scope();
+    int err = name_path(F, service_name, scope, path, sizeof path);
+    if (!err && read_name(path, port_name) == 0)
+        return MPI_SUCCESS;
+    if (!err && scope[0] && (err = name_path(F, service_name, "", path, sizeof path)) == 0 &&
+        read_name(path, port_name) == 0)
+        return MPI_SUCCESS;
+    return err ? err : mp_err(F, MPI_ERR_NAME, "service_name \"%s\" is not published",
+                              service_name);
 }
 
 int mp_do_unpublish_name(const char *F, const char *service_name, MPI_Info info,
                          const char *port_name)
 {
-    char path[4096], cur[MPI_MAX_PORT_NAME] = "";
-    int err = name_path(F, service_name, path, sizeof path);
+    char path[4096], cur[MPI_MAX_PORT_NAME];
+    const char *scope = name_scope();
+    int err = name_path(F, service_name, scope, path, sizeof path);
     if (err)
         return err;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, cur, sizeof cur - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n < 0)
+    if (read_name(path, cur) != 0)
         return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is not published",
                       service_name);
-    cur[n] = '\0';
     if (strncmp(cur, port_name, MPI_MAX_PORT_NAME) != 0)
         return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is published with another "
                       "port name", service_name);
     unlink(path);
+    if (scope[0] && name_path(F, service_name, "", path, sizeof path) == MPI_SUCCESS &&
+        read_name(path, cur) == 0 && strncmp(cur, port_name, MPI_MAX_PORT_NAME) == 0)
+        unlink(path);
     return MPI_SUCCESS;
 }
 

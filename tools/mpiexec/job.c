@@ -319,6 +319,30 @@ static void remove_job_segments(const mp_job *job)
     closedir(d);
 }
 
+/* Names the job's processes published and never withdrew (src/binding/port.c's directory
+ * ${TMPDIR:-/tmp}/mempi-<uid>/names/<scope>/). */
+static void remove_job_names(const mp_job *job)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], path[4400];
+    if (!job->owns_name_scope)
+        return;
+    snprintf(dir, sizeof dir, "%s/mempi-%ld/names/%s", tmp && tmp[0] ? tmp : "/tmp",
+             (long)getuid(), job->job_id);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
 int mp_job_run(mp_job *job)
 {
     size_t cap = 3 + 3 * (size_t)job->n + 2;
@@ -357,6 +381,7 @@ int mp_job_run(mp_job *job)
     }
     close_outputs(job);
     remove_job_segments(job);
+    remove_job_names(job);
     free(pfd);
     free(w);
     return job->failed ? job->exit_code : 0;

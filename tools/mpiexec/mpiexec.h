@@ -99,6 +99,7 @@ typedef struct mp_job {
     mp_kvs *kvs;
     char kvsname[64];
     char job_id[33];
+    int owns_name_scope;  /* MEMPI_NAME_SCOPE is our job id: remove its names at the end */
     int barrier_count;
     /* failure containment */
     int quiet_exit;       /* a rank that exited 0 without a word of PMI, -1 if none */

@@ -91,6 +91,12 @@ int mp_pmi_server_setup(mp_job *job)
         fprintf(stderr, "mpiexec: getrandom failed: %s\n", strerror(errno));
         return -1;
     }
+    /* The name service's scope (src/binding/port.c): this job and every job it spawns
+     * (nested mpiexecs inherit it from our environment). */
+    if (getenv("MEMPI_NAME_SCOPE") == NULL) {
+        setenv("MEMPI_NAME_SCOPE", job->job_id, 1);
+        job->owns_name_scope = 1;
+    }
     if (mp_kvs_put(job->kvs, "PMI_process_mapping", mapping) < 0 ||
         mp_kvs_put(job->kvs, "MEMPI_JOB_ID", job->job_id) < 0) {
         fprintf(stderr, "mpiexec: out of memory\n");
