@@ -18,7 +18,8 @@
  * (working directory), path (directories searched for the program), env (NAME=VALUE
  * assignments separated by newlines or spaces), host (only this host: "localhost" or its
  * name; another is refused) and soft (accepted; all maxprocs are started), and the preput
- * keys (PARENT_ROOT_PORT_NAME: the port the parent accepts on) in the new job's store.  The
+ * keys (PARENT_ROOT_PORT_NAME: the port the parent accepts on) in the new job's store; our
+ * --env assignments hold for the children too.  The
  * nested launcher shares our stdout and stderr (the children's output is forwarded like the
  * parents'), dies with us (PR_SET_PDEATHSIG) and gets our signals (mp_spawn_signal); we wait
  * for it like for a rank, and a spawned job that fails -- a child killed, exiting non-zero,
@@ -283,6 +284,8 @@ static const char *start(mp_job *job, int conn, request *r)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
+        for (int i = 0; i < job->opt->nenv; i++)
+            putenv(job->opt->env[i]);     /* --env applies to spawned processes too */
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
