@@ -73,9 +73,9 @@ typedef struct mp_ctx_bridge {
 int  mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
                           const mp_ctx_bridge *b, int count, int *ctx_out);
 void mp_ctx_init(void);
-/* The wire context of the bridges between two roots of a dynamic connection (dynamic.c): the
- * last id, never given to a communicator. */
-#define MP_CTX_DYN_BRIDGE (2 * (MP_CTX_IDS - 1))
+/* The wire context of the bridges between two roots of a dynamic connection (dynamic.c):
+ * beyond every id's, so no communicator ever has it. */
+#define MP_CTX_DYN_BRIDGE (2 * MP_CTX_IDS)
 /* The id of wire context ctx goes back (the ids left in its communicator's pools too). */
 void mp_ctx_release(int ctx);
 int  mp_ctx_live(void);                            /* number of ids in use (for tests) */

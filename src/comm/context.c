@@ -114,7 +114,6 @@ void mp_ctx_init(void)
 {
     memset(free_mask, 0xff, sizeof free_mask);
     free_mask[0] &= ~3u;              /* ids 0 and 1: MPI_COMM_WORLD, MPI_COMM_SELF */
-    free_mask[NWORDS - 1] &= ~(1u << 31);   /* the last: MP_CTX_DYN_BRIDGE */
     memset(reserved, 0, sizeof reserved);
     live_ids = 2;
 }

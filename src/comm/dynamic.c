@@ -16,7 +16,7 @@
  *      job, or an earlier connection) keeps its id and channel;
  *   4. one context-id agreement over both groups (context.c, mp_ctx_agree_bridged), its two
  *      trees joined by a bridge between the roots: an intercommunicator {root} x {other root}
- *      on a context id that no communicator ever gets (MP_CTX_DYN_BRIDGE), with a tag both
+ *      on a wire context that no communicator ever gets (MP_CTX_DYN_BRIDGE), with a tag both
  *      roots derive from the two nonces;
  *   5. the intercommunicator is built, and a closing handshake (local gather, roots swap,
  *      local broadcast) tells every process that everyone attached: each removes its inbox's
