@@ -74,11 +74,8 @@ static void set_env_long(const char *name, long v)
     setenv(name, text, 1);
 }
 
-/* In the child: never returns. */
-static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, int err_fd,
-                      pid_t launcher)
+void mp_child_setup(pid_t launcher)
 {
-    const mp_options *opt = job->opt;
     sigset_t none;
 
     setpgid(0, 0);
@@ -90,6 +87,15 @@ static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
+}
+
+/* In the child: never returns. */
+static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, int err_fd,
+                      pid_t launcher)
+{
+    const mp_options *opt = job->opt;
+
+    mp_child_setup(launcher);
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(127);
 

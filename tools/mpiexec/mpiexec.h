@@ -130,6 +130,9 @@ int mp_job_run(mp_job *job);
 
 /* ---- launch.c ---- */
 int mp_launch_ranks(mp_job *job);
+/* In a child the launcher forked: own process group, dies with the launcher (SIGKILL),
+ * the signal mask and SIGPIPE as before the launcher changed them. */
+void mp_child_setup(pid_t launcher);
 int mp_find_program(const char *name);
 
 /* ---- pmi_server.c ---- */

@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -276,14 +275,7 @@ static const char *start(mp_job *job, int conn, request *r)
     if (why == NULL && (pid = fork()) < 0)
         why = "fork failed";
     if (pid == 0) {
-        sigset_t none;
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != launcher)
-            _exit(127);
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
+        mp_child_setup(launcher);
         for (int i = 0; i < job->opt->nenv; i++)
             putenv(job->opt->env[i]);     /* --env applies to spawned processes too */
         int devnull = open("/dev/null", O_RDONLY);
