@@ -127,6 +127,10 @@ static void judge_exit(mp_job *job, mp_rank *r, int status)
     } else if (r->spoke_pmi && !r->finalized) {
         mp_job_fail(job, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize",
                     r->rank, (long)r->pid);
+    } else if (!r->spoke_pmi && job->opt->spawned) {
+        /* its parents wait in MPI_Comm_spawn until every child connected from MPI_Init */
+        mp_job_fail(job, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Init; a "
+                    "process started by MPI_Comm_spawn must call it", r->rank, (long)r->pid);
     } else if (!r->spoke_pmi && job->quiet_exit < 0) {
         job->quiet_exit = r->rank;
         check_quiet_exit(job);
