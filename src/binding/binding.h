@@ -127,6 +127,8 @@ int mp_chk_session(const char *func, MPI_Session h, mp_session **out);
 enum { MP_WORLD_NONE, MP_WORLD_ACTIVE, MP_WORLD_DONE };
 int  mp_session_start(const char *func, int required, int *provided);
 void mp_session_stop(void);
+void mp_ports_close_all(void);       /* port.c: MPI_Finalize closes the ports left open */
+int  mp_spawn_connect_parent(void);  /* port.c: MPI_Init of a spawned process */
 int  mp_world_model(void);
 
 /* An object's name (MPI_MAX_OBJECT_NAME bytes at dst) set from the user's string, and read

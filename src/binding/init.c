@@ -106,7 +106,8 @@ static void start(int required)
                             required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     mp_thread_multiple = mp_world.thread_level == MPI_THREAD_MULTIPLE;
     mp_world.initialized = 1;
-    if ((err = mp_comm_layer_init()) || (err = mp_coll_init()) || (err = mp_rma_init()))
+    if ((err = mp_comm_layer_init()) || (err = mp_coll_init()) || (err = mp_rma_init()) ||
+        (err = mp_spawn_connect_parent()))
         init_fail(err);
 }
 
@@ -146,6 +147,8 @@ static void stop(void)
         mp_stats_report();
     mp_coll_finalize();
     mp_transports_finalize();
+    mp_procs_finalize();
+    mp_ports_close_all();
     mp_world.finalized = 1;
     mp_pmi_finalize();
 }

@@ -1,64 +1,133 @@
-/* port.c -- MPI_Open_port and MPI_Close_port: port names without connections.  MemPI, BSD-3-Clause (see LICENSE). */
+/* port.c -- ports, MPI_Comm_accept/connect/join/spawn, and the name service.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
- * Dynamic processes are missing (README), so MPI_Comm_accept and MPI_Comm_connect return
- * MPI_ERR_UNSUPPORTED_OPERATION.  Opening a port, though, is only naming: a port name is
- * "mempi-port:<host>:<pid>:<n>", unique per process and call, and this file keeps the set
- * of ports the process has open so that MPI_Close_port can reject a name it never opened.
+ * A port is a listening Unix-domain stream socket in this user's private directory
+ * (${TMPDIR:-/tmp}/mempi-<uid>, mode 0700, checked to be ours and private before use), under
+ * a random name: the port name is "mempi-port:unix:<path>".  Nothing listens on a TCP port.
+ * Only the roots use the socket: the acceptor's root accepts one connection on it, the
+ * connector's root connects to it, and the two swap what src/comm/dynamic.c asks
+ * (mp_dyn_connect does everything else, collectively, and calls the root's I/O function
+ * without the big lock: accept and connect block until the other side arrives, as the
+ * standard says they do).  MPI_Comm_join is the same connection over the caller's socket,
+ * between the two processes' MPI_COMM_SELF.  Connecting across hosts would need a TCP port
+ * on the fabric's interface; it is not implemented (dynamic.c refuses such groups).
  *
- * Why have them at all: a server opens a port and sends its name to a client before either
- * calls accept/connect (mpi4py's test_dynproc does).  If MPI_Open_port failed, only the
- * server would see an error and the client would wait forever for the name; with it, both
- * sides reach accept/connect and both fail at once.
+ * MPI_Close_port closes the socket and removes its file; it rejects a name this process
+ * never opened.  The set of open ports is an array searched linearly (a process opens a
+ * handful); the entry points hold the big lock.
  *
- * The set is an array of open port numbers, searched linearly (a process opens a handful of
- * ports); the entry points (src/binding/env.spec) hold the big lock, which serialises access
- * under MPI_THREAD_MULTIPLE.
+ * MPI_Comm_spawn(_multiple): the root opens a port, asks the process manager to start the
+ * children with the port's name in their key-value space (PARENT_ROOT_PORT_NAME, MPICH's
+ * key, mp_pmi_spawn), broadcasts the outcome, and the group accepts on the port; the
+ * children's MPI_Init sees PMI_SPAWNED=1, reads the key and connects over their
+ * MPI_COMM_WORLD (mp_spawn_connect_parent), which MPI_Comm_get_parent then returns until it
+ * is freed or disconnected.  The process manager interprets the info keys (host, wdir, path,
+ * soft, env: tools/mpiexec/spawn.c).  If the manager refuses, every process of the group
+ * gets MPI_ERR_SPAWN and every entry of array_of_errcodes says so.
+ *
+ * Name service: a name is a file named after the service (hex-encoded) holding the port name,
+ * created atomically (link(), which never replaces a name).  Its directory is
+ * <private directory>/names/<scope>, where the scope is MemPI's mpiexec's MEMPI_NAME_SCOPE,
+ * its job id, inherited by the jobs it spawns: the processes of one mpiexec and of its
+ * spawned jobs share names, and two such families never collide (mpiexec removes the
+ * directory at the end).  Each name is also written, unless taken, to the user-wide
+ * <private directory>/names, where lookups go when the scope has no such name: separately
+ * started jobs (other mpiexecs, Hydra, singletons) find each other there.  Publishing a name
+ * the scope holds: MPI_ERR_SERVICE; unpublishing one it does not: MPI_ERR_SERVICE; looking up
+ * an unknown one: MPI_ERR_NAME.
  */
 #include "binding/binding.h"
+#include "comm/comm.h"
+#include "core/pmi.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#define PORT_PREFIX "mempi-port:unix:"
+
+typedef struct port {
+    char name[MPI_MAX_PORT_NAME];
+    int fd;
+} port;
+
 static struct {
-    unsigned long *open;        /* numbers of the open ports */
+    port *open;
     size_t count, cap;
-    unsigned long next;         /* number of the next port */
 } ports;
 
-/* Writes the name of port n (at most MPI_MAX_PORT_NAME bytes with the NUL). */
-static void port_name(unsigned long n, char *out)
+/* The user's private directory (created if missing); sub: "" or a subdirectory to make. */
+static int private_dir(const char *F, const char *sub, char *out, size_t len)
 {
-    char host[64] = "localhost";
-    gethostname(host, sizeof host - 1);
-    host[sizeof host - 1] = '\0';
-    snprintf(out, MPI_MAX_PORT_NAME, "mempi-port:%s:%ld:%lu", host, (long)getpid(), n);
+    const char *tmp = getenv("TMPDIR");
+    if (tmp == NULL || tmp[0] == '\0')
+        tmp = "/tmp";
+    snprintf(out, len, "%s/mempi-%ld", tmp, (long)getuid());
+    for (int level = 0; level < 2; level++) {
+        if (level == 1) {
+            if (sub[0] == '\0')
+                break;
+            size_t n = strlen(out);
+            snprintf(out + n, len - n, "/%s", sub);
+        }
+        struct stat st;
+        if (mkdir(out, 0700) != 0 && errno != EEXIST)
+            return mp_err(F, MPI_ERR_OTHER, "cannot create directory %s: %s", out,
+                          strerror(errno));
+        if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+            (st.st_mode & 077))
+            return mp_err(F, MPI_ERR_OTHER, "%s is not a directory private to this user "
+                          "(mode 0700); remove it", out);
+    }
+    return MPI_SUCCESS;
 }
 
-/* Index in ports.open of the open port called name, or -1. */
 static long port_find(const char *name)
 {
-    char want[MPI_MAX_PORT_NAME];
-    for (size_t i = 0; i < ports.count; i++) {
-        port_name(ports.open[i], want);
-        if (strcmp(want, name) == 0)
+    for (size_t i = 0; i < ports.count; i++)
+        if (strncmp(ports.open[i].name, name, MPI_MAX_PORT_NAME) == 0)
             return (long)i;
-    }
     return -1;
 }
 
 int mp_do_open_port(const char *F, MPI_Info info, char *port_name_out)
 {
-    if (ports.count == ports.cap) {
-        size_t cap = ports.cap ? 2 * ports.cap : 8;
-        unsigned long *p = realloc(ports.open, cap * sizeof *p);
-        if (p == NULL)
-            return mp_err(F, MPI_ERR_NO_MEM, "out of memory for %zu ports", cap);
-        ports.open = p;
-        ports.cap = cap;
+    char dir[MPI_MAX_PORT_NAME], path[MPI_MAX_PORT_NAME];
+    int err = private_dir(F, "", dir, sizeof dir);
+    if (err)
+        return err;
+    unsigned char rnd[12];
+    if (mp_random_bytes(rnd, sizeof rnd) != 0)
+        return mp_err(F, MPI_ERR_OTHER, "no randomness for a port name");
+    int n = snprintf(path, sizeof path, "%s/port-", dir);
+    for (size_t i = 0; i < sizeof rnd; i++)
+        n += snprintf(path + n, sizeof path - (size_t)n, "%02x", rnd[i]);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof sa.sun_path || strlen(PORT_PREFIX) + strlen(path) >=
+        MPI_MAX_PORT_NAME)
+        return mp_err(F, MPI_ERR_OTHER, "the port's path %s is too long (set TMPDIR to a "
+                      "shorter directory)", path);
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 64) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return mp_err(F, MPI_ERR_OTHER, "cannot listen on %s: %s", path, strerror(e));
     }
-    ports.open[ports.count++] = ports.next;
-    port_name(ports.next++, port_name_out);
+    if (ports.count == ports.cap) {
+        ports.cap = ports.cap ? 2 * ports.cap : 8;
+        ports.open = mp_realloc(ports.open, ports.cap * sizeof *ports.open);
+    }
+    port *p = &ports.open[ports.count++];
+    snprintf(p->name, sizeof p->name, PORT_PREFIX "%s", path);
+    p->fd = fd;
+    snprintf(port_name_out, MPI_MAX_PORT_NAME, "%s", p->name);
     return MPI_SUCCESS;
 }
 
@@ -68,6 +137,360 @@ int mp_do_close_port(const char *F, const char *name)
     if (i < 0)
         return mp_err(F, MPI_ERR_PORT, "port_name \"%.*s\" is not a port this process opened",
                       MPI_MAX_PORT_NAME, name);
+    close(ports.open[i].fd);
+    unlink(ports.open[i].name + strlen(PORT_PREFIX));
     ports.open[i] = ports.open[--ports.count];
+    return MPI_SUCCESS;
+}
+
+/* MPI_Finalize: the ports still open go, socket files included. */
+void mp_ports_close_all(void)
+{
+    for (size_t i = 0; i < ports.count; i++) {
+        close(ports.open[i].fd);
+        unlink(ports.open[i].name + strlen(PORT_PREFIX));
+    }
+    free(ports.open);
+    memset(&ports, 0, sizeof ports);
+}
+
+/* ---- the roots' socket ---------------------------------------------------------------- */
+
+typedef struct root_link {
+    int fd;                           /* the connection, -1 until made */
+    int listen_fd;                    /* accept: the port's socket; -1 to connect */
+    const char *path;                 /* connect: the port's socket file */
+} root_link;
+
+static int socket_io(int fd, void *buf, size_t n, int writing)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t k = writing ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? errno : EPIPE;   /* EOF: the other side closed the socket */
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int link_io(void *arg, const void *out, size_t nout, void *in, size_t nin)
+{
+    root_link *l = arg;
+    if (l->fd < 0 && l->listen_fd >= 0) {
+        do
+            l->fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        while (l->fd < 0 && errno == EINTR);
+    } else if (l->fd < 0 && l->path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", l->path);
+        l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (l->fd >= 0 && connect(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            close(l->fd);
+            l->fd = -1;
+        }
+    }
+    if (l->fd < 0)
+        return errno ? errno : EBADF;
+    int e = socket_io(l->fd, (void *)out, nout, 1);
+    return e ? e : socket_io(l->fd, in, nin, 0);
+}
+
+static int connect_over(const char *F, mp_comm *comm, int root, root_link *l, MPI_Comm *newcomm)
+{
+    mp_comm *ic;
+    int err = mp_dyn_connect(comm, root, link_io, l, l->listen_fd == -2 ? MPI_ERR_OTHER :
+                             MPI_ERR_PORT, &ic);
+    if (l->fd >= 0 && l->listen_fd != -2)
+        close(l->fd);
+    if (err)
+        return err;
+    if (!ic->handle) {
+        mp_comm_free_internal(ic);
+        return mp_err(F, MPI_ERR_NO_MEM, "too many communicators");
+    }
+    *newcomm = ic->handle;
+    return MPI_SUCCESS;
+}
+
+int mp_do_comm_accept(const char *F, const char *port_name, MPI_Info info, int root,
+                      mp_comm *comm, MPI_Comm *newcomm)
+{
+    root_link l = { -1, -1, NULL };
+    if (comm->rank == root) {
+        long i = port_find(port_name);
+        if (i >= 0)
+            l.listen_fd = ports.open[i].fd;
+        /* else: the exchange fails, and the whole group learns it (MPI_ERR_PORT) */
+    }
+    if (comm->is_inter)
+        return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
+    return connect_over(F, comm, root, &l, newcomm);
+}
+
+int mp_do_comm_connect(const char *F, const char *port_name, MPI_Info info, int root,
+                       mp_comm *comm, MPI_Comm *newcomm)
+{
+    root_link l = { -1, -1, NULL };
+    if (comm->is_inter)
+        return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
+    if (comm->rank == root && strncmp(port_name, PORT_PREFIX, strlen(PORT_PREFIX)) == 0)
+        l.path = port_name + strlen(PORT_PREFIX);
+    return connect_over(F, comm, root, &l, newcomm);
+}
+
+/* MPI_Comm_join: the caller's socket, between the two processes' MPI_COMM_SELF.  The entry
+ * point holds no lock (the exchange blocks); the connection takes it. */
+int mp_do_comm_join(const char *F, int fd, MPI_Comm *intercomm)
+{
+    MP_BIG_LOCK();
+    root_link l = { fd, -2, NULL };
+    return connect_over(F, mp_world.comm_self, 0, &l, intercomm);
+}
+
+/* ---- the name service ------------------------------------------------------------------ */
+
+/* The file of `service` in the names directory of `scope` ("" = the user-wide one). */
+static int name_path(const char *F, const char *service, const char *scope, char *out,
+                     size_t len)
+{
+    char sub[160];
+    snprintf(sub, sizeof sub, "names");
+    int err = private_dir(F, sub, out, len);
+    if (!err && scope[0]) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "/%s", scope);
+        if (mkdir(out, 0700) != 0 && errno != EEXIST)
+            err = mp_err(F, MPI_ERR_OTHER, "cannot create directory %s: %s", out,
+                         strerror(errno));
+    }
+    if (err)
+        return err;
+    size_t n = strlen(out), sl = strlen(service);
+    if (sl == 0 || n + 2 + 2 * sl >= len)
+        return mp_err(F, MPI_ERR_ARG, "service_name \"%s\" is %s", service,
+                      sl ? "too long" : "empty");
+    out[n++] = '/';
+    for (size_t i = 0; i < sl; i++)
+        n += (size_t)snprintf(out + n, len - n, "%02x", (unsigned char)service[i]);
+    return MPI_SUCCESS;
+}
+
+/* The scope of this job's names: the launcher's MEMPI_NAME_SCOPE (hex), or none. */
+static const char *name_scope(void)
+{
+    const char *s = getenv("MEMPI_NAME_SCOPE");
+    return s && s[0] && strlen(s) < 64 && strspn(s, "0123456789abcdef") == strlen(s) ? s : "";
+}
+
+/* Writes port_name as `path`, atomically and never over an existing name: 0, or an errno. */
+static int publish_file(const char *path, const char *port_name)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    size_t len = strnlen(port_name, MPI_MAX_PORT_NAME);
+    int e = 0;
+    if (fd < 0 || write(fd, port_name, len) != (ssize_t)len)
+        e = errno ? errno : EIO;
+    if (fd >= 0)
+        close(fd);
+    if (!e && link(tmp, path) != 0)       /* link() fails if the name exists */
+        e = errno;
+    unlink(tmp);
+    return e;
+}
+
+/* The port name stored as `path`: 0, or -1 if there is none. */
+static int read_name(const char *path, char *port_name)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, port_name, MPI_MAX_PORT_NAME - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return -1;
+    port_name[n] = '\0';
+    return 0;
+}
+
+int mp_do_publish_name(const char *F, const char *service_name, MPI_Info info,
+                       const char *port_name)
+{
+    char path[4096];
+    const char *scope = name_scope();
+    int err = name_path(F, service_name, scope, path, sizeof path);
+    if (err)
+        return err;
+    int e = publish_file(path, port_name);
+    if (e == EEXIST)
+        return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is already published",
+                      service_name);
+    if (e)
+        return mp_err(F, MPI_ERR_OTHER, "cannot publish %s: %s", path, strerror(e));
+    /* also user-wide, for separately started jobs, unless someone holds the name there */
+    if (scope[0] && name_path(F, service_name, "", path, sizeof path) == MPI_SUCCESS)
+        publish_file(path, port_name);
+    return MPI_SUCCESS;
+}
+
+int mp_do_lookup_name(const char *F, const char *service_name, MPI_Info info, char *port_name)
+{
+    char path[4096];
+    const char *scope = name_scope();
+    int err = name_path(F, service_name, scope, path, sizeof path);
+    if (!err && read_name(path, port_name) == 0)
+        return MPI_SUCCESS;
+    if (!err && scope[0] && (err = name_path(F, service_name, "", path, sizeof path)) == 0 &&
+        read_name(path, port_name) == 0)
+        return MPI_SUCCESS;
+    return err ? err : mp_err(F, MPI_ERR_NAME, "service_name \"%s\" is not published",
+                              service_name);
+}
+
+int mp_do_unpublish_name(const char *F, const char *service_name, MPI_Info info,
+                         const char *port_name)
+{
+    char path[4096], cur[MPI_MAX_PORT_NAME];
+    const char *scope = name_scope();
+    int err = name_path(F, service_name, scope, path, sizeof path);
+    if (err)
+        return err;
+    if (read_name(path, cur) != 0)
+        return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is not published",
+                      service_name);
+    if (strncmp(cur, port_name, MPI_MAX_PORT_NAME) != 0)
+        return mp_err(F, MPI_ERR_SERVICE, "service_name \"%s\" is published with another "
+                      "port name", service_name);
+    unlink(path);
+    if (scope[0] && name_path(F, service_name, "", path, sizeof path) == MPI_SUCCESS &&
+        read_name(path, cur) == 0 && strncmp(cur, port_name, MPI_MAX_PORT_NAME) == 0)
+        unlink(path);
+    return MPI_SUCCESS;
+}
+
+/* ---- spawning ---------------------------------------------------------------------------- */
+
+#define PARENT_KEY "PARENT_ROOT_PORT_NAME"
+
+static mp_comm *parent_comm;          /* the children's side of the spawn, or NULL */
+
+/* The root's request to the process manager; returns an MPI error code (no handler). */
+static int spawn_request(const char *F, int count, char **commands, char ***argvs,
+                         const int *maxprocs, const MPI_Info *infos, const char *port)
+{
+    mp_pmi_spawn_cmd *cmds = mp_calloc((size_t)count, sizeof *cmds);
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < count && !err; i++) {
+        mp_info *info = infos ? mp_info_get(infos[i]) : NULL;
+        cmds[i].command = commands[i];
+        cmds[i].argv = argvs ? argvs[i] : NULL;
+        cmds[i].maxprocs = maxprocs[i];
+        if (commands[i] == NULL || commands[i][0] == '\0')
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: command %d is empty", F, i);
+        else if (maxprocs[i] < 1)
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: maxprocs %d of command %d (must be >= 1)",
+                                F, maxprocs[i], i);
+        if (info && !err) {
+            int n = mp_info_count(info);
+            const char **k = mp_calloc((size_t)(n ? n : 1), sizeof *k);
+            const char **v = mp_calloc((size_t)(n ? n : 1), sizeof *v);
+            for (int j = 0; j < n; j++) {
+                k[j] = mp_info_key(info, j);
+                v[j] = mp_info_val(info, j);
+            }
+            cmds[i].ninfo = n;
+            cmds[i].info_keys = k;
+            cmds[i].info_vals = v;
+        }
+    }
+    const char *pk = PARENT_KEY;
+    if (!err && mp_pmi_spawn(count, cmds, 1, &pk, &port) != 0)
+        err = mp_error_code(MPI_ERR_SPAWN, "%s: the process manager did not start the "
+                            "processes: %s", F, mp_pmi_error());
+    for (int i = 0; i < count; i++) {
+        free((void *)cmds[i].info_keys);
+        free((void *)cmds[i].info_vals);
+    }
+    free(cmds);
+    return err;
+}
+
+int mp_do_comm_spawn_multiple(const char *F, int count, char *array_of_commands[],
+                              char **array_of_argv[], const int array_of_maxprocs[],
+                              const MPI_Info array_of_info[], int root, mp_comm *comm,
+                              MPI_Comm *intercomm, int array_of_errcodes[])
+{
+    if (comm->is_inter)
+        return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
+    char port[MPI_MAX_PORT_NAME] = "";
+    int outcome[2] = { MPI_SUCCESS, 0 };      /* error code, processes asked for */
+    long p = -1;
+    if (comm->rank == root) {
+        if (count < 1)
+            outcome[0] = mp_error_code(MPI_ERR_ARG, "%s: count %d (must be >= 1)", F, count);
+        else if ((outcome[0] = mp_do_open_port(F, MPI_INFO_NULL, port)) == MPI_SUCCESS)
+            p = port_find(port);
+        for (int i = 0; i < count && !outcome[0]; i++)
+            outcome[1] += array_of_maxprocs[i];
+        if (!outcome[0])
+            outcome[0] = spawn_request(F, count, array_of_commands, array_of_argv,
+                                       array_of_maxprocs, array_of_info, port);
+    }
+    int err = mp_bcast(outcome, 2, mp_datatype_get(MPI_INT), root, comm);
+    if (!err && !outcome[0]) {
+        root_link l = { -1, p >= 0 ? ports.open[p].fd : -1, NULL };
+        err = connect_over(F, comm, root, &l, intercomm);
+    } else if (!err) {
+        err = comm->rank == root ? outcome[0]
+                                 : mp_error_code(MPI_ERR_SPAWN, "%s: the root could not start "
+                                                 "the processes", F);
+    }
+    if (p >= 0)
+        mp_do_close_port(F, port);
+    if (array_of_errcodes)
+        for (int i = 0; i < outcome[1]; i++)
+            array_of_errcodes[i] = err;
+    return err;
+}
+
+int mp_do_comm_spawn(const char *F, const char *command, char *argv[], int maxprocs,
+                     MPI_Info info, int root, mp_comm *comm, MPI_Comm *intercomm,
+                     int array_of_errcodes[])
+{
+    char *cmd = (char *)command;
+    char **argvs[1] = { argv };
+    return mp_do_comm_spawn_multiple(F, 1, &cmd, argvs, &maxprocs, &info, root, comm,
+                                     intercomm, array_of_errcodes);
+}
+
+/* MPI_Init of a spawned process: connect to the parents (collective over MPI_COMM_WORLD). */
+int mp_spawn_connect_parent(void)
+{
+    const char *spawned = getenv("PMI_SPAWNED");
+    if (spawned == NULL || strcmp(spawned, "1") != 0)
+        return MPI_SUCCESS;
+    char port[MPI_MAX_PORT_NAME] = "";
+    root_link l = { -1, -1, NULL };
+    if (mp_world.rank == 0 && mp_pmi_get(PARENT_KEY, port, sizeof port) == 0 &&
+        strncmp(port, PORT_PREFIX, strlen(PORT_PREFIX)) == 0)
+        l.path = port + strlen(PORT_PREFIX);
+    MPI_Comm h = MPI_COMM_NULL;
+    int err = connect_over("MPI_Init", mp_world.comm_world, 0, &l, &h);
+    if (!err)
+        parent_comm = mp_comm_get(h);
+    return err;
+}
+
+int mp_do_comm_get_parent(const char *F, MPI_Comm *parent)
+{
+    /* freed or disconnected: the handle no longer names that object */
+    if (parent_comm && mp_comm_get(parent_comm->handle) == parent_comm)
+        *parent = parent_comm->handle;
+    else
+        parent_comm = NULL;
     return MPI_SUCCESS;
 }

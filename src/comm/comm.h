@@ -28,7 +28,7 @@ int       mp_group_publish(mp_group *g);          /* assigns (once) and returns 
 void      mp_group_retain(mp_group *g);           /* no-op for MPI_GROUP_EMPTY */
 void      mp_group_release(mp_group *g);          /* core (object.c): frees at zero */
 int       mp_group_rank_of_world(const mp_group *g, int world_rank); /* or MPI_UNDEFINED */
-/* world rank -> group rank (MPI_UNDEFINED if absent), mp_world.size entries, malloc'd */
+/* world rank -> group rank (MPI_UNDEFINED if absent), mp_world.nprocs entries, malloc'd */
 int      *mp_group_world_map(const mp_group *g);
 mp_group *mp_comm_local_group(mp_comm *comm);     /* comm->group, built on first use */
 mp_group *mp_comm_remote_group(mp_comm *comm);    /* comm->remote_group, built on first use */
@@ -73,6 +73,9 @@ typedef struct mp_ctx_bridge {
 int  mp_ctx_agree_bridged(mp_comm *local, const int *ranks, int me, int tag,
                           const mp_ctx_bridge *b, int count, int *ctx_out);
 void mp_ctx_init(void);
+/* The wire context of the bridges between two roots of a dynamic connection (dynamic.c):
+ * beyond every id's, so no communicator ever has it. */
+#define MP_CTX_DYN_BRIDGE (2 * MP_CTX_IDS)
 /* The id of wire context ctx goes back (the ids left in its communicator's pools too). */
 void mp_ctx_release(int ctx);
 int  mp_ctx_live(void);                            /* number of ids in use (for tests) */
@@ -95,6 +98,9 @@ int  mp_xfer_allgather(mp_comm *c, const int *ranks, int n, int me, int tag, con
 int  mp_xfer_exchange(mp_comm *c, int peer, int tag, int ctx_offset, const void *sbuf,
                       void *rbuf, size_t bytes);
 int *mp_xfer_all_ranks(int n);
+/* comm's ranks with `leader` moved to index 0 (a tree order for mp_xfer_*); *me = this
+ * process's index (intercomm.c). */
+int *mp_comm_leader_first(mp_comm *comm, int leader, int *me);
 
 /* ---------------------------------------------------------------------------------------------
  * Communicators (comm.c, intercomm.c)
@@ -104,7 +110,7 @@ int *mp_xfer_all_ranks(int n);
 #define MP_TAG_COMM_BASE  (1 << 28)
 enum {
     MP_TAG_CTX_REDUCE = MP_TAG_COMM_BASE, MP_TAG_CTX_BCAST, MP_TAG_SPLIT, MP_TAG_INTER,
-    MP_TAG_MERGE, MP_TAG_TOPO = MP_TAG_COMM_BASE + 0x100, /* and +1 (dist graph exchange) */
+    MP_TAG_MERGE, MP_TAG_DYN, MP_TAG_TOPO = MP_TAG_COMM_BASE + 0x100, /* and +1 (dist graph exchange) */
     MP_TAG_GROUP_CREATE = MP_TAG_COMM_BASE + 0x10000,     /* + (user tag & 0xffff) */
     MP_TAG_FROM_GROUP = MP_TAG_COMM_BASE + 0x20000        /* + (stringtag hash & 0xffff) */
 };
@@ -137,6 +143,17 @@ mp_comm *mp_intercomm_local(mp_comm *inter);
 int  mp_intercomm_create(mp_comm *local, int local_leader, mp_comm *peer, int remote_leader,
                          int tag, mp_comm **out);
 int  mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out);
+/* The intercommunicator of a dynamic connection (dynamic.c): local = comm's group, remote =
+ * process ids remote[0..n-1] (copied), context ids ctx[0..1] agreed by both groups. */
+mp_comm *mp_intercomm_build(mp_comm *comm, const int *ctx, const int *remote, int n);
+
+/* Dynamic processes (dynamic.c).  mp_dyn_connect is collective over comm; the root's
+ * `io(arg, out, nout, in, nin)` writes nout bytes to the other group's root and then reads
+ * nin bytes from it (0, or an errno); it is called without the big lock.  A failed exchange
+ * is an error of class io_class on every process of both groups. */
+typedef int (mp_dyn_io)(void *arg, const void *out, size_t nout, void *in, size_t nin);
+int  mp_dyn_connect(mp_comm *comm, int root, mp_dyn_io *io, void *arg, int io_class,
+                    mp_comm **out);
 /* MPI-4 creation from groups alone (no parent communicator; every MemPI process is in
  * MPI_COMM_WORLD, whose collective context carries the messages, tagged by a hash of
  * stringtag).  The caller must be a member of g / local_group. */

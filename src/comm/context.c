@@ -628,15 +628,16 @@ static void ag_tree(agreement *a, mp_comm *comm, const int *ranks, int n, int me
         a->kids[a->nkids++] = (tree_peer){ comm, ranks ? ranks[me + m] : me + m, tag, MP_CTX_COLL };
 }
 
-/* Joins the other group's tree at the roots: the root whose world rank is higher hangs below
- * the other (both roots decide alike).  Only a root's `other` is meaningful. */
+/* Joins the other group's tree at the roots: the root that comes later in the order of all
+ * processes (mp_procs_before: world rank within one job) hangs below the other, so both roots
+ * decide alike, also across jobs.  Only a root's `other` is meaningful. */
 static void ag_bridge(agreement *a, int me, tree_peer other)
 {
     if (me != 0)
         return;
     const mp_comm *c = other.comm;
     int other_world = c->is_inter ? c->remote_world[other.rank] : c->world[other.rank];
-    if (mp_world.rank < other_world) {
+    if (mp_procs_before(mp_world.rank, other_world)) {
         a->kids[a->nkids++] = other;
     } else {
         a->has_up = 1;

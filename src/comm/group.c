@@ -54,7 +54,7 @@ int mp_group_rank_of_world(const mp_group *g, int world_rank)
 
 int *mp_group_world_map(const mp_group *g)
 {
-    int n = mp_world.size > 0 ? mp_world.size : 1;
+    int n = mp_world.nprocs > 0 ? mp_world.nprocs : 1;
     int *map = mp_malloc(sizeof(int) * (size_t)n);
     for (int i = 0; i < n; i++)
         map[i] = MPI_UNDEFINED;

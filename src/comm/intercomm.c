@@ -24,8 +24,9 @@
  * share one id).  A process keeps the ids only if it gets a communicator: its color is not
  * MPI_UNDEFINED and the other group has members of that color.  MPI_Comm_create is the
  * special case color = "in my side's group", key = rank in it.
- * The merged group puts the low group first; with equal flags the group whose leader has the
- * smaller world rank goes first, so both sides agree.
+ * The merged group puts the low group first; with equal flags the group whose leader comes
+ * first in the order of all processes (mp_procs_before: world rank within one job) goes
+ * first, so both sides agree.
  */
 #include "comm/comm.h"
 #include <stdlib.h>
@@ -33,8 +34,7 @@
 
 typedef mp_ctx_bridge bridge;
 
-/* `local` ranks with the leader moved to index 0; *me = this process's index. */
-static int *leader_first(mp_comm *local, int leader, int *me)
+int *mp_comm_leader_first(mp_comm *local, int leader, int *me)
 {
     int n = local->size, k = 1;
     int *ranks = mp_malloc(sizeof(int) * (size_t)n);
@@ -102,6 +102,11 @@ static mp_comm *inter_build(mp_comm *parent, mp_comm *local, const int *ctx, int
     return ic;
 }
 
+mp_comm *mp_intercomm_build(mp_comm *comm, const int *ctx, const int *remote, int n)
+{
+    return inter_build(comm, comm, ctx, copy_ints(remote, n), n);
+}
+
 static int built(mp_comm **out)
 {
     if (!(*out)->handle) {
@@ -117,7 +122,7 @@ static int built(mp_comm **out)
 static int intercomm_create(mp_comm *local, int local_leader, const bridge *b, mp_comm **out)
 {
     int me = 0, ctx[2], *remote = NULL, nremote = 0, err;
-    int *ranks = leader_first(local, local_leader, &me);
+    int *ranks = mp_comm_leader_first(local, local_leader, &me);
     err = mp_ctx_agree_bridged(local, ranks, me, MP_TAG_INTER, b, 2, ctx);
     if (!err && (err = inter_swap(local, ranks, me, b, local->world, local->size, &remote,
                                   &nremote))) {
@@ -158,9 +163,9 @@ int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
     if (!local)
         return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
     int me = 0, err, ctx[1];
-    int *ranks = leader_first(local, 0, &me);
+    int *ranks = mp_comm_leader_first(local, 0, &me);
     bridge b = { inter, 0, MP_TAG_MERGE, MP_CTX_COLL };
-    int info[2] = { high ? 1 : 0, local->world[0] }, *rinfo = NULL, n = 0;
+    int info[2] = { high ? 1 : 0, 0 }, *rinfo = NULL, n = 0;
     err = inter_swap(local, ranks, me, &b, info, 2, &rinfo, &n);
     if (!err)
         err = mp_ctx_take(inter, 1, ctx);
@@ -169,7 +174,9 @@ int mp_intercomm_merge(mp_comm *inter, int high, mp_comm **out)
         free(rinfo);
         return err;
     }
-    int local_first = info[0] != rinfo[0] ? info[0] < rinfo[0] : info[1] < rinfo[1];
+    /* equal flags: the leaders' order (the same at both sides, also across jobs) */
+    int local_first = info[0] != rinfo[0] ? info[0] < rinfo[0]
+                                          : mp_procs_before(local->world[0], inter->remote_world[0]);
     free(rinfo);
     int size = inter->size + inter->remote_size;
     int *world = mp_malloc(sizeof(int) * (size_t)size);
@@ -225,7 +232,7 @@ int mp_intercomm_subset(mp_comm *inter, int color, int key, mp_comm **out)
     if (!local)
         return mp_error_code(MPI_ERR_INTERN, "intercommunicator without a local communicator");
     int n = local->size, me = 0, err, nr = 0, *flat = NULL;
-    int *ranks = leader_first(local, 0, &me);
+    int *ranks = mp_comm_leader_first(local, 0, &me);
     member mine = { color, key, local->rank };
     member *all = mp_malloc(sizeof(member) * (size_t)n);
     bridge b = { inter, 0, MP_TAG_SPLIT, MP_CTX_COLL };

@@ -68,9 +68,11 @@ int   mp_table_live(const mp_table *t);                   /* number of live obje
  * Processes and communicators
  * ------------------------------------------------------------------------------------------- */
 struct mp_transport;
-typedef struct mp_proc {              /* one per rank of MPI_COMM_WORLD */
-    int node;                         /* node id, 0 .. mp_world.nnodes-1 */
-    int local;                        /* index among the ranks of its node */
+typedef struct mp_proc {              /* one per process this one can reach (see procs.c) */
+    int node;                         /* node id: 0 .. mp_world.nnodes-1 for the world; processes
+                                         of other jobs get ids of their own above those */
+    int local;                        /* index among the ranks of its node (the world), or the
+                                         transport's index of the peer (other jobs) */
     struct mp_transport *tp;          /* transport that reaches it */
 } mp_proc;
 
@@ -123,7 +125,8 @@ typedef struct mp_world_state {
     int host;                         /* physical host index: ranks sharing memory */
     int local_rank, local_size;       /* among the ranks of this node */
     int *local_world;                 /* local index -> world rank */
-    mp_proc *procs;                   /* size entries */
+    mp_proc *procs;                   /* nprocs entries: the world's ranks first */
+    int nprocs;                       /* size + processes of other jobs (procs.c) */
     mp_comm *comm_world, *comm_self;
     int initialized, finalized;
     int thread_level;
@@ -147,6 +150,29 @@ void     mp_comm_release(mp_comm *comm);  /* drop a reference; frees at zero */
 void     mp_comm_on_release(void (*hook)(mp_comm *comm));
 void     mp_group_release(mp_group *group); /* drop a reference; frees at zero */
 
+/* The process table (core/procs.c).  Process ids 0..size-1 are MPI_COMM_WORLD's ranks;
+ * connecting to another job (MPI_Comm_accept/connect/spawn/join) appends its processes, which
+ * keep their id until MPI_Finalize.  Everything that takes a "world rank" takes a process id.
+ * A process is named across jobs by its job's id (the launcher's MEMPI_JOB_ID or PMI key-value
+ * space name) and its rank in that job's MPI_COMM_WORLD. */
+#define MP_JOB_ID_MAX 64
+/* mp_procs_add appends a process (tp unset: the caller's transport sets it); once every new
+ * entry has its transport, mp_procs_grown(old nprocs) runs the layers' hooks. */
+int  mp_procs_add(const char *job, int job_rank, int node);
+void mp_procs_grown(int old_n);
+int  mp_procs_find(const char *job, int job_rank);            /* process id, or -1 */
+const char *mp_procs_job(int id);                             /* the job id of process id */
+int  mp_procs_job_rank(int id);                               /* its rank in that job */
+/* An order of all processes that every job agrees on (job id, then rank in the job; within
+ * one job: world rank order), for decisions two groups must make alike. */
+int  mp_procs_before(int a, int b);
+const char *mp_procs_my_job(void);                            /* "" when the launcher gave none */
+int  mp_procs_new_node(void);                                 /* a node id never used before */
+/* Layers that keep per-process arrays grow them from a hook, run by mp_procs_grown with the
+ * old and new sizes (outside any packet handler). */
+void mp_procs_on_grow(void (*hook)(int old_n, int new_n));
+void mp_procs_finalize(void);
+
 /* Node layout (core/nodes.c): which ranks share a host (memory), from the launcher's
  * PMI_process_mapping or, without one, from each rank's host identity.  Fills mp_world.procs
  * (node, local), host, nnodes, node, local_rank, local_size, local_world; the caller picks
@@ -155,6 +181,8 @@ int  mp_nodes_setup(void);
 int  mp_nodes_parse_mapping(const char *s, int size, int *host_out);  /* hosts, -1 malformed */
 int  mp_nodes_host_of(int world);     /* physical host index of a world rank */
 int  mp_nodes_nhosts(void);           /* number of physical hosts in the job */
+/* A string equal on two processes exactly when they share memory and a network stack. */
+void mp_nodes_host_identity(char *buf, size_t len);
 /* Ranks of the job that compete for this rank's processors: its host's, plus those of other
  * hosts on the same machine and CPU set (network namespaces, containers).  >= local_size. */
 int  mp_nodes_machine_size(void);

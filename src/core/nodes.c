@@ -189,8 +189,7 @@ static void pmi_safe(char *buf)
             *c = '_';
 }
 
-/* A string equal on two ranks exactly when they share memory and a network stack. */
-static void host_identity(char *buf, size_t len)
+void mp_nodes_host_identity(char *buf, size_t len)
 {
     char boot[64];
     read_boot_id(boot, sizeof boot);
@@ -207,7 +206,7 @@ static void host_identity(char *buf, size_t len)
 static int hosts_from_identity(int size, int *out)
 {
     char id[256], key[48];
-    host_identity(id, sizeof id);
+    mp_nodes_host_identity(id, sizeof id);
     snprintf(key, sizeof key, "mempi-hostid-%d", mp_world.rank);
     if (mp_pmi_put(key, id) != 0 || mp_pmi_fence() != 0)
         return mp_error_code(MPI_ERR_OTHER, "PMI exchange of host identities failed: %s",
@@ -336,6 +335,7 @@ int mp_nodes_setup(void)
     if (err)
         return err;
     mp_world.procs = mp_calloc((size_t)n, sizeof(mp_proc));
+    mp_world.nprocs = n;
     mp_world.local_world = mp_calloc((size_t)n, sizeof(int));
 
     /* Index of every rank among the ranks of its host, and the hosts' sizes. */

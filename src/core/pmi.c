@@ -775,6 +775,89 @@ int mp_pmi_universe_size(int *n)
     return rc;
 }
 
+/* ---- spawn --------------------------------------------------------------- */
+
+/* Appends "key=value\n" (value raw: the spawn block is line-based, not token-based). */
+static int spawn_add(char **buf, size_t *len, size_t *cap, const char *key, long index,
+                     const char *value)
+{
+    char k[48];
+    if (index >= 0)
+        snprintf(k, sizeof k, "%s%ld", key, index);
+    else
+        snprintf(k, sizeof k, "%s", key);
+    if (value == NULL)
+        value = "";
+    if (strchr(value, '\n'))
+        return fail(MP_PMI_EINVAL, "PMI: spawn %s holds a newline", k);
+    size_t need = strlen(k) + strlen(value) + 3;
+    if (*len + need > *cap) {
+        char *grown = realloc(*buf, (*len + need) * 2);
+        if (grown == NULL)
+            return fail(MP_PMI_EFAIL, "PMI: out of memory for a spawn request");
+        *cap = (*len + need) * 2;
+        *buf = grown;
+    }
+    *len += (size_t)snprintf(*buf + *len, *cap - *len, "%s%s%s\n", k, index == -2 ? "" : "=",
+                             value);
+    return 0;
+}
+
+static int spawn_add_long(char **buf, size_t *len, size_t *cap, const char *key, long v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%ld", v);
+    return spawn_add(buf, len, cap, key, -1, text);
+}
+
+int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
+                 const char *const *preput_key, const char *const *preput_val)
+{
+    mp_pmi_msg msg;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+
+    pthread_mutex_lock(&pmi.lock);
+    rc = check_ready("mp_pmi_spawn");
+    if (rc == 0 && (pmi.singleton || pmi.v2))
+        rc = fail(MP_PMI_EINVAL, "PMI: spawning needs a PMI-1 launcher (MemPI's mpiexec or "
+                  "Hydra); this process %s", pmi.singleton ? "was started without one"
+                                                           : "speaks PMI-2");
+    for (int i = 0; i < count && rc == 0; i++) {
+        const mp_pmi_spawn_cmd *c = &cmds[i];
+        int argc = 0;
+        while (c->argv && c->argv[argc])
+            argc++;
+        rc = spawn_add(&buf, &len, &cap, "mcmd=spawn", -2, "");
+        rc = rc ? rc : spawn_add_long(&buf, &len, &cap, "nprocs", c->maxprocs);
+        rc = rc ? rc : spawn_add(&buf, &len, &cap, "execname", -1, c->command);
+        rc = rc ? rc : spawn_add_long(&buf, &len, &cap, "totspawns", count);
+        rc = rc ? rc : spawn_add_long(&buf, &len, &cap, "spawnssofar", i + 1);
+        rc = rc ? rc : spawn_add_long(&buf, &len, &cap, "argcnt", argc);
+        for (int k = 0; k < argc && rc == 0; k++)
+            rc = spawn_add(&buf, &len, &cap, "arg", k + 1, c->argv[k]);
+        rc = rc ? rc : spawn_add_long(&buf, &len, &cap, "preput_num", npreput);
+        for (int k = 0; k < npreput && rc == 0; k++) {
+            rc = spawn_add(&buf, &len, &cap, "preput_key_", k, preput_key[k]);
+            rc = rc ? rc : spawn_add(&buf, &len, &cap, "preput_val_", k, preput_val[k]);
+        }
+        rc = rc ? rc : spawn_add_long(&buf, &len, &cap, "info_num", c->ninfo);
+        for (int k = 0; k < c->ninfo && rc == 0; k++) {
+            rc = spawn_add(&buf, &len, &cap, "info_key_", k, c->info_keys[k]);
+            rc = rc ? rc : spawn_add(&buf, &len, &cap, "info_val_", k, c->info_vals[k]);
+        }
+        rc = rc ? rc : spawn_add(&buf, &len, &cap, "endcmd", -2, "");
+    }
+    if (rc == 0)
+        rc = write_all(buf, len);
+    if (rc == 0)
+        rc = receive("spawn_result", &msg, MP_PMI_EFAIL);
+    free(buf);
+    pthread_mutex_unlock(&pmi.lock);
+    return rc;
+}
+
 /* ---- ending ------------------------------------------------------------- */
 
 void mp_pmi_abort(int code, int fatal, const char *msg)

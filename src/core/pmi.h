@@ -41,4 +41,18 @@ void mp_pmi_abort(int code, int fatal, const char *msg) __attribute__((noreturn)
 int  mp_pmi_finalize(void);
 const char *mp_pmi_error(void);
 
+/* Asks the launcher to start one new job of `count` programs (MPI_Comm_spawn_multiple), with
+ * the pairs preput_key[i]=preput_val[i] in the new job's key-value space.  PMI-1's multi-line
+ * `mcmd=spawn` request, as MPICH's PMI-1 client sends it (MemPI's mpiexec, Hydra); PMI-2 and
+ * singletons: MP_PMI_EINVAL.  No value may hold a newline. */
+typedef struct mp_pmi_spawn_cmd {
+    const char *command;
+    char **argv;                      /* NULL-terminated, without the command; or NULL */
+    int maxprocs;
+    int ninfo;
+    const char *const *info_keys, *const *info_vals;
+} mp_pmi_spawn_cmd;
+int  mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
+                  const char *const *preput_key, const char *const *preput_val);
+
 #endif /* MEMPI_PMI_H */

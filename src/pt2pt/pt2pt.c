@@ -15,14 +15,26 @@ void mp_send_init_queues(void);
 int  mp_send_pending(void);
 const int *mp_send_pending_gate(void);
 
-int mp_pt2pt_init(void)
+void mp_send_grow_queues(int old_n, int new_n);
+
+/* Peers of processes that joined the table (other jobs: core/procs.c). */
+static void peers_grow(int old_n, int new_n)
 {
-    mp_p2p.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_peer));
-    for (int w = 0; w < mp_world.size; w++) {
+    mp_p2p.peers = mp_realloc(mp_p2p.peers, sizeof(mp_peer) * (size_t)new_n);
+    memset(mp_p2p.peers + old_n, 0, sizeof(mp_peer) * (size_t)(new_n - old_n));
+    for (int w = old_n; w < new_n; w++) {
         mp_p2p.peers[w].tp = mp_world.procs[w].tp;
         mp_fast_init_peer(&mp_p2p.peers[w], w);
     }
+    mp_send_grow_queues(old_n, new_n);
+}
+
+int mp_pt2pt_init(void)
+{
+    mp_p2p.peers = NULL;
     mp_send_init_queues();
+    peers_grow(0, mp_world.size);
+    mp_procs_on_grow(peers_grow);
     mp_transport_set_handler(MP_PKT_CLASS_P2P, mp_recv_on_packet);
     mp_progress_register_gated(mp_send_flush, mp_send_pending_gate());
     return MPI_SUCCESS;

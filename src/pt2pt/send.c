@@ -30,8 +30,15 @@ static void mark_active(int world)
 
 void mp_send_init_queues(void)
 {
-    active = mp_calloc((size_t)mp_world.size, sizeof(int));
-    is_active = mp_calloc((size_t)mp_world.size, 1);
+    active = NULL;
+    is_active = NULL;
+}
+
+void mp_send_grow_queues(int old_n, int new_n)
+{
+    active = mp_realloc(active, sizeof(int) * (size_t)new_n);
+    is_active = mp_realloc(is_active, (size_t)new_n);
+    memset(is_active + old_n, 0, (size_t)(new_n - old_n));
 }
 
 /* A derived datatype may be freed by the user while an operation using it is pending

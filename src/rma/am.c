@@ -33,7 +33,8 @@ typedef struct peer_queue {
     queued *head, *tail;
 } peer_queue;
 
-static peer_queue *queues;            /* per world rank */
+static peer_queue *queues;            /* per process id */
+static int nqueues;
 static int nqueued;                   /* packets queued in all (gates the progress hook) */
 static mp_win *lock_waiters;          /* windows with remote lock requests not granted */
 static int nlock_waiters;             /* gates the progress hook too */
@@ -371,7 +372,7 @@ static int rma_progress(void)
 {
     int events = 0;
     if (nqueued)
-        for (int w = 0; w < mp_world.size && nqueued; w++)
+        for (int w = 0; w < nqueues && nqueued; w++)
             if (queues[w].head)
                 events += drain(w);
     if (nlock_waiters)
@@ -379,9 +380,19 @@ static int rma_progress(void)
     return events;
 }
 
+/* Queues of processes that joined the table (other jobs: core/procs.c). */
+static void queues_grow(int old_n, int new_n)
+{
+    queues = mp_realloc(queues, sizeof *queues * (size_t)new_n);
+    memset(queues + old_n, 0, sizeof *queues * (size_t)(new_n - old_n));
+    nqueues = new_n;
+}
+
 int mp_rma_init(void)
 {
-    queues = mp_calloc((size_t)mp_world.size, sizeof *queues);
+    queues = NULL;
+    queues_grow(0, mp_world.size);
+    mp_procs_on_grow(queues_grow);
     mp_transport_set_handler(MP_PKT_CLASS_RMA, on_packet);
     mp_progress_register_gated(rma_progress, &hook_gate);
     return mp_rma_async_start();

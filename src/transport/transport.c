@@ -68,10 +68,12 @@ void mp_transports_finalize(void)
 {
     mp_net_finalize();
     mp_node_barrier();
+    mp_conn_finalize();
     mp_shm_finalize();
 }
 
 void mp_transports_abandon(void)
 {
+    mp_conn_finalize();
     mp_shm_abandon();
 }

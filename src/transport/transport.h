@@ -185,4 +185,18 @@ int  mp_shared_attach(const char *name, size_t size, void **addr);
 void mp_shared_unlink(const char *name);
 void mp_shared_unmap(void *addr, size_t size);
 
+/* ---- channels to other jobs' processes on this host (shm/conn.c) ----------------------- */
+
+/* A connection between this process's group and a group of `nsenders` processes of another
+ * job: every process creates an inbox with one slot per sender (a 0600 shared mapping whose
+ * name goes to the other group), maps the inbox of each peer and sends into its own slot
+ * there (mp_conn_attach, which makes process `id` reachable through a channel), and once both
+ * groups attached removes its inbox's name (mp_conn_inbox_done).  Channels and inboxes are
+ * unmapped at MPI_Finalize. */
+typedef struct mp_conn_inbox mp_conn_inbox;
+int  mp_conn_inbox_create(int nsenders, char name[MP_SHARED_NAME_MAX], mp_conn_inbox **out);
+int  mp_conn_attach(int id, mp_conn_inbox *mine, int my_slot, const char *peer_name,
+                    int peer_slot);
+void mp_conn_inbox_done(mp_conn_inbox *in);
+
 #endif

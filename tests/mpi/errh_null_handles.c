@@ -4,8 +4,8 @@
  * Under MPI_ERRORS_RETURN a program may ignore an error code and go on with the handle the
  * call was to create (NWChem does, after MPI_Win_allocate, and crashed on MemPI's garbage).
  * As MPICH does, every such handle must then be the null handle of its kind:
- *   - functions MemPI does not implement (generated stubs): MPI_Comm_spawn -- error class
- *     MPI_ERR_UNSUPPORTED_OPERATION, raised through the handler of its communicator;
+ *   - MPI_Comm_spawn of a program that does not exist -- error class MPI_ERR_SPAWN, raised
+ *     through the handler of its communicator;
  *   - MPI_File_open of a missing file (MPI_ERR_NO_SUCH_FILE, through MPI_FILE_NULL's handler,
  *     never the communicator's) and MPI_File_create_errhandler without a function;
  *   - creators that fail on a bad argument: windows, communicators, groups, datatypes (int
@@ -44,12 +44,15 @@ static void named(int rc, const char *func)
               (unsigned long)(size_t)var, #null);                                      \
     } while (0)
 
-static int unsupported_class(int rc)
+static int spawn_class(int rc)
 {
     int cls = -1;
     MPI_Error_class(rc, &cls);
-    return cls == MPI_ERR_UNSUPPORTED_OPERATION;
+    return cls == MPI_ERR_SPAWN;
 }
+
+#define NO_PROGRAM "/nonexistent/mempi-no-such-program"
+
 
 int main(int argc, char **argv)
 {
@@ -59,7 +62,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int buf[4] = { 0 }, rc;
 
-    /* ---- unsupported functions ---- */
+    /* ---- calls that fail in the library or the process manager ---- */
     MPI_Win win;
     MPI_File fh;
     MPI_Session session;
@@ -74,15 +77,15 @@ int main(int argc, char **argv)
     NULLED(session, MPI_SESSION_NULL, MPI_Session_init((MPI_Info)0x5c000077, MPI_ERRORS_RETURN,
                                                        &session), "MPI_Session_init");
     int errcodes[1];
-    NULLED(inter, MPI_COMM_NULL, rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
-                                                     MPI_COMM_WORLD, &inter, errcodes),
+    NULLED(inter, MPI_COMM_NULL, rc = MPI_Comm_spawn(NO_PROGRAM, MPI_ARGV_NULL, 1, MPI_INFO_NULL,
+                                                     0, MPI_COMM_WORLD, &inter, errcodes),
            "MPI_Comm_spawn");
-    CHECK(unsupported_class(rc), "MPI_Comm_spawn: class not MPI_ERR_UNSUPPORTED_OPERATION");
+    CHECK(spawn_class(rc), "MPI_Comm_spawn: class not MPI_ERR_SPAWN");
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_File_create_errhandler(NULL, &eh),
            "MPI_File_create_errhandler");
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_Session_create_errhandler(NULL, &eh),
            "MPI_Session_create_errhandler");
-    /* a stub's error goes through the handler of the communicator the call was given; a
+    /* a failed spawn's error goes through the handler of the communicator it was given; a
      * failed MPI_File_open's through MPI_FILE_NULL's, not the communicator's */
     MPI_Comm dup;
     MPI_Errhandler counting;
@@ -93,8 +96,8 @@ int main(int argc, char **argv)
                                             &fh), "MPI_File_open");
     CHECK(handled == 0, "MPI_File_open on a communicator with its own handler: the "
           "communicator's handler ran %d times", handled);
-    NULLED(inter, MPI_COMM_NULL, MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, dup,
-                                                &inter, errcodes), "MPI_Comm_spawn");
+    NULLED(inter, MPI_COMM_NULL, MPI_Comm_spawn(NO_PROGRAM, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
+                                                dup, &inter, errcodes), "MPI_Comm_spawn");
     CHECK(handled == 1, "MPI_Comm_spawn on a communicator with its own handler: the handler "
           "ran %d times", handled);
 

@@ -65,6 +65,7 @@ static void signal_ranks(mp_job *job, int sig)
         if (r->alive)
             kill(r->pid, sig);
     }
+    mp_spawn_signal(job, sig);
 }
 
 void mp_job_fail(mp_job *job, int code, const char *fmt, ...)
@@ -79,7 +80,8 @@ void mp_job_fail(mp_job *job, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mpiexec: %s; job terminated\n", text);
+    fprintf(stderr, "mpiexec%s: %s; job terminated\n",
+            job->opt->spawned ? " (a job started by MPI_Comm_spawn)" : "", text);
     fflush(stderr);
     signal_ranks(job, SIGTERM);
     job->kill_at = mp_now() + KILL_GRACE;
@@ -125,6 +127,10 @@ static void judge_exit(mp_job *job, mp_rank *r, int status)
     } else if (r->spoke_pmi && !r->finalized) {
         mp_job_fail(job, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize",
                     r->rank, (long)r->pid);
+    } else if (!r->spoke_pmi && job->opt->spawned) {
+        /* its parents wait in MPI_Comm_spawn until every child connected from MPI_Init */
+        mp_job_fail(job, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Init; a "
+                    "process started by MPI_Comm_spawn must call it", r->rank, (long)r->pid);
     } else if (!r->spoke_pmi && job->quiet_exit < 0) {
         job->quiet_exit = r->rank;
         check_quiet_exit(job);
@@ -138,6 +144,8 @@ static void reap(mp_job *job)
 
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         mp_rank *r = rank_of_pid(job, pid);
+        if (r == NULL && mp_spawn_reaped(job, pid, status))
+            continue;
         if (r == NULL || !r->alive)
             continue;
         r->alive = 0;
@@ -315,6 +323,30 @@ static void remove_job_segments(const mp_job *job)
     closedir(d);
 }
 
+/* Names the job's processes published and never withdrew (src/binding/port.c's directory
+ * ${TMPDIR:-/tmp}/mempi-<uid>/names/<scope>/). */
+static void remove_job_names(const mp_job *job)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], path[4400];
+    if (!job->owns_name_scope)
+        return;
+    snprintf(dir, sizeof dir, "%s/mempi-%ld/names/%s", tmp && tmp[0] ? tmp : "/tmp",
+             (long)getuid(), job->job_id);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
 int mp_job_run(mp_job *job)
 {
     size_t cap = 3 + 3 * (size_t)job->n + 2;
@@ -353,6 +385,7 @@ int mp_job_run(mp_job *job)
     }
     close_outputs(job);
     remove_job_segments(job);
+    remove_job_names(job);
     free(pfd);
     free(w);
     return job->failed ? job->exit_code : 0;

@@ -74,11 +74,8 @@ static void set_env_long(const char *name, long v)
     setenv(name, text, 1);
 }
 
-/* In the child: never returns. */
-static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, int err_fd,
-                      pid_t launcher)
+void mp_child_setup(pid_t launcher)
 {
-    const mp_options *opt = job->opt;
     sigset_t none;
 
     setpgid(0, 0);
@@ -90,6 +87,15 @@ static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
+}
+
+/* In the child: never returns. */
+static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, int err_fd,
+                      pid_t launcher)
+{
+    const mp_options *opt = job->opt;
+
+    mp_child_setup(launcher);
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(127);
 
@@ -107,7 +113,7 @@ static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, 
     }
     set_env_long("PMI_RANK", rank);
     set_env_long("PMI_SIZE", job->n);
-    setenv("PMI_SPAWNED", "0", 1);
+    setenv("PMI_SPAWNED", opt->spawned ? "1" : "0", 1);
     set_env_long("MEMPI_LOCAL_RANK", rank);
     set_env_long("MEMPI_LOCAL_SIZE", job->n);
     /* libmpi links libfabric, which loads libinfinipath; its load-time constructor installs
@@ -118,9 +124,17 @@ static void exec_rank(mp_job *job, int rank, int pmi_fd, int in_fd, int out_fd, 
     setenv("IPATH_NO_BACKTRACE", "1", 0);
     for (int i = 0; i < opt->nenv; i++)
         putenv(opt->env[i]);
+    const mp_app *app = &opt->apps[job->ranks[rank].app];
+    for (int i = 0; i < app->nenv; i++)
+        putenv(app->env[i]);
+    if (app->wdir && chdir(app->wdir) != 0) {
+        dprintf(2, "mpiexec: rank %d: cannot change to directory '%s': %s\n", rank, app->wdir,
+                strerror(errno));
+        _exit(127);
+    }
 
-    execvp(opt->argv[0], opt->argv);
-    dprintf(2, "mpiexec: rank %d: cannot execute '%s': %s\n", rank, opt->argv[0], strerror(errno));
+    execvp(app->argv[0], app->argv);
+    dprintf(2, "mpiexec: rank %d: cannot execute '%s': %s\n", rank, app->argv[0], strerror(errno));
     _exit(127);
 }
 

@@ -89,10 +89,13 @@ int main(int argc, char **argv)
         mp_options_free(&opt);
         return rc;
     }
-    if (mp_find_program(opt.argv[0]) < 0) {
-        fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", opt.argv[0], strerror(errno));
-        mp_options_free(&opt);
-        return 127;
+    for (int k = 0; k < opt.napps; k++) {
+        const char *prog = opt.apps[k].argv[0];
+        if (opt.apps[k].wdir == NULL && mp_find_program(prog) < 0) {
+            fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", prog, strerror(errno));
+            mp_options_free(&opt);
+            return 127;
+        }
     }
     ensure_standard_fds();
     memset(&job, 0, sizeof job);
@@ -109,7 +112,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "mpiexec: cannot set up: %s\n", strerror(errno));
         return 1;
     }
-    for (int i = 0; i < job.n; i++) {
+    for (int i = 0, k = 0, first = 0; i < job.n; i++) {
+        while (i >= first + opt.apps[k].nprocs)
+            first += (int)opt.apps[k++].nprocs;
+        job.ranks[i].app = k;
         job.ranks[i].conn = -1;
         job.ranks[i].out.fd = job.ranks[i].err.fd = -1;
     }

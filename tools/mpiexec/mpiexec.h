@@ -22,9 +22,24 @@
 #define MP_MPIEXEC_MAX_RANKS 4096
 
 /* ---- options.c ---- */
-typedef struct mp_options {
+/* One program of the job (MPI_APPNUM is its index): a user's command line has one; a job
+ * started for MPI_Comm_spawn_multiple (spawn.c) one per command. */
+typedef struct mp_app {
     long nprocs;
-    char **argv;          /* program and its arguments (points into main's argv) */
+    char **argv;          /* program and its arguments, NULL-terminated */
+    const char *wdir;     /* working directory, or NULL */
+    char **env;           /* this program's own NAME=VALUE strings */
+    int nenv;
+} mp_app;
+
+typedef struct mp_options {
+    long nprocs;          /* of all programs */
+    char **argv;          /* the first program and its arguments */
+    mp_app *apps;
+    int napps;
+    int spawned;          /* started by another job's MPI_Comm_spawn (PMI_SPAWNED=1) */
+    char **preput;        /* KEY=VALUE strings stored in the key-value space at start */
+    int npreput;
     char **env;           /* NAME=VALUE strings from --env / -env */
     int nenv;
     int tag_output;
@@ -62,6 +77,7 @@ typedef struct mp_conn {
 
 typedef struct mp_rank {
     int rank;
+    int app;              /* index in opt->apps */
     pid_t pid;
     int alive;            /* not yet reaped */
     int conn;             /* index in job->conns, -1 if none yet */
@@ -83,6 +99,7 @@ typedef struct mp_job {
     mp_kvs *kvs;
     char kvsname[64];
     char job_id[33];
+    int owns_name_scope;  /* MEMPI_NAME_SCOPE is our job id: remove its names at the end */
     int barrier_count;
     /* failure containment */
     int quiet_exit;       /* a rank that exited 0 without a word of PMI, -1 if none */
@@ -100,6 +117,9 @@ typedef struct mp_job {
     size_t stdin_len;
     int sigfd;
     int stdout_broken, stderr_broken;
+    /* jobs started by MPI_Comm_spawn (spawn.c): nested mpiexecs, counted in nalive */
+    struct mp_spawned *spawned;
+    int nspawned;
 } mp_job;
 
 /* ---- job.c ---- */
@@ -110,6 +130,9 @@ int mp_job_run(mp_job *job);
 
 /* ---- launch.c ---- */
 int mp_launch_ranks(mp_job *job);
+/* In a child the launcher forked: own process group, dies with the launcher (SIGKILL),
+ * the signal mask and SIGPIPE as before the launcher changed them. */
+void mp_child_setup(pid_t launcher);
 int mp_find_program(const char *name);
 
 /* ---- pmi_server.c ---- */
@@ -117,6 +140,15 @@ int mp_pmi_server_setup(mp_job *job);
 void mp_pmi_server_readable(mp_job *job, int conn);
 void mp_pmi_server_accept(mp_job *job);
 void mp_pmi_server_close(mp_job *job, int conn);
+/* cmd=<cmd> rc=<rc> [msg=<msg>] to connection conn */
+void mp_pmi_server_reply(mp_job *job, int conn, const char *cmd, int rc, const char *msg);
+
+/* ---- spawn.c: PMI-1 spawn (mcmd=spawn ... endcmd) ---- */
+/* 1 if the line belongs to a spawn request (and was handled), 0 if it is an ordinary one. */
+int mp_spawn_line(mp_job *job, int conn, const char *line, size_t len);
+/* 1 if pid was a spawned job's launcher (its end is judged here), else 0. */
+int mp_spawn_reaped(mp_job *job, pid_t pid, int status);
+void mp_spawn_signal(mp_job *job, int sig);
 
 /* ---- output.c ---- */
 void mp_output_readable(mp_job *job, mp_rank *r, mp_stream *s);

@@ -122,6 +122,79 @@ static int hand_to_hydra(char **argv, const char *option)
     return 2;
 }
 
+static int push(char ***list, int *n, const char *s)
+{
+    char **l = realloc(*list, (size_t)(*n + 2) * sizeof *l);
+    if (l == NULL)
+        return -1;
+    *list = l;
+    l[(*n)++] = (char *)s;
+    l[*n] = NULL;
+    return 0;
+}
+
+static mp_app *new_app(mp_options *opt)
+{
+    mp_app *a = realloc(opt->apps, (size_t)(opt->napps + 1) * sizeof *a);
+    if (a == NULL)
+        return NULL;
+    opt->apps = a;
+    memset(&a[opt->napps], 0, sizeof *a);
+    a[opt->napps].nprocs = 1;
+    return &a[opt->napps++];
+}
+
+/* The launcher of a spawned job (spawn.c starts it): options only, each program given as
+ *   -n N [--wdir DIR] [--appenv NAME=VALUE]... --argc K PROGRAM ARG1..ARGK
+ * after the job's --spawned and --preput KEY=VALUE options.  Not for users: no usage text. */
+static int parse_spawned(int argc, char **argv, int i, mp_options *opt)
+{
+    mp_app *app = NULL;
+    long n;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (app == NULL && (app = new_app(opt)) == NULL)
+            return usage_error("out of memory%s%s", "", "");
+        if (next == NULL)
+            return usage_error("option %s needs a value%s", a, "");
+        if (strcmp(a, "--preput") == 0) {
+            if (push(&opt->preput, &opt->npreput, next) < 0)
+                return usage_error("out of memory%s%s", "", "");
+        } else if (strcmp(a, "-n") == 0) {
+            if (mp_pmi_parse_long(next, 1, MP_MPIEXEC_MAX_RANKS, &n) < 0)
+                return usage_error("invalid process count '%s' for %s", next, a);
+            app->nprocs = n;
+        } else if (strcmp(a, "--wdir") == 0) {
+            app->wdir = next;
+        } else if (strcmp(a, "--appenv") == 0) {
+            if (strchr(next, '=') == NULL || push(&app->env, &app->nenv, next) < 0)
+                return usage_error("option %s needs NAME=VALUE, got '%s'", a, next);
+        } else if (strcmp(a, "--argc") == 0) {
+            if (mp_pmi_parse_long(next, 0, 1 << 20, &n) < 0 || i + 2 + n > argc)
+                return usage_error("invalid argument count '%s' for %s", next, a);
+            int count = 0;
+            for (long k = 0; k <= n; k++)
+                if (push(&app->argv, &count, argv[i + 2 + k]) < 0)
+                    return usage_error("out of memory%s%s", "", "");
+            i += 2 + (int)n;
+            app = NULL;
+            continue;
+        } else {
+            return usage_error("unknown option '%s' of a spawned job%s", a, "");
+        }
+        i++;
+    }
+    if (app != NULL || opt->napps == 0)
+        return usage_error("a spawned job's last program has no --argc%s%s", "", "");
+    opt->nprocs = 0;
+    for (int k = 0; k < opt->napps; k++)
+        opt->nprocs += opt->apps[k].nprocs;
+    if (opt->nprocs > MP_MPIEXEC_MAX_RANKS)
+        return usage_error("too many processes%s%s", "", "");
+    opt->argv = opt->apps[0].argv;
+    return -1;
+}
+
 static int timeout_from_env(mp_options *opt)
 {
     const char *s = getenv("MPIEXEC_TIMEOUT");
@@ -146,6 +219,12 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
         if (strcmp(a, "--") == 0) {
             i++;
             break;
+        } else if (strcmp(a, "--spawned") == 0) {
+            opt->spawned = 1;
+            int rc = parse_spawned(argc, argv, i + 1, opt);
+            if (rc < 0 && !have_timeout)
+                rc = timeout_from_env(opt);
+            return rc == 0 ? -1 : rc;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             *done = 1;
@@ -205,6 +284,11 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
     if (argv[i][0] == '\0')
         return usage_error("empty program name%s%s", "", "");
     opt->argv = argv + i;
+    mp_app *app = new_app(opt);
+    if (app == NULL)
+        return usage_error("out of memory%s%s", "", "");
+    app->nprocs = opt->nprocs;
+    app->argv = opt->argv;
     if (!have_timeout) {
         int rc = timeout_from_env(opt);
         if (rc != 0)
@@ -220,4 +304,13 @@ void mp_options_free(mp_options *opt)
     free(opt->env);
     opt->env = NULL;
     opt->nenv = 0;
+    for (int k = 0; k < opt->napps; k++) {
+        if (opt->spawned)
+            free(opt->apps[k].argv);
+        free(opt->apps[k].env);
+    }
+    free(opt->apps);
+    free(opt->preput);
+    opt->apps = NULL;
+    opt->napps = 0;
 }

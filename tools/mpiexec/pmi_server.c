@@ -91,10 +91,29 @@ int mp_pmi_server_setup(mp_job *job)
         fprintf(stderr, "mpiexec: getrandom failed: %s\n", strerror(errno));
         return -1;
     }
+    /* The name service's scope (src/binding/port.c): this job and every job it spawns
+     * (nested mpiexecs inherit it from our environment). */
+    if (getenv("MEMPI_NAME_SCOPE") == NULL) {
+        setenv("MEMPI_NAME_SCOPE", job->job_id, 1);
+        job->owns_name_scope = 1;
+    }
     if (mp_kvs_put(job->kvs, "PMI_process_mapping", mapping) < 0 ||
         mp_kvs_put(job->kvs, "MEMPI_JOB_ID", job->job_id) < 0) {
         fprintf(stderr, "mpiexec: out of memory\n");
         return -1;
+    }
+    /* a spawned job: what the parent stored for its children (PARENT_ROOT_PORT_NAME) */
+    for (int i = 0; i < job->opt->npreput; i++) {
+        char *kv = job->opt->preput[i], *eq = strchr(kv, '=');
+        if (eq == NULL)
+            continue;
+        *eq = '\0';
+        int rc = mp_kvs_put(job->kvs, kv, eq + 1);
+        *eq = '=';
+        if (rc < 0) {
+            fprintf(stderr, "mpiexec: cannot store the parent's key '%s'\n", kv);
+            return -1;
+        }
     }
     if (job->opt->pmi_port && listen_tcp(job) < 0) {
         fprintf(stderr, "mpiexec: cannot listen on 127.0.0.1 for --pmi-port: %s\n",
@@ -147,7 +166,7 @@ static void send_line(mp_job *job, int conn, mp_pmi_line *line)
     }
 }
 
-static void reply_rc(mp_job *job, int conn, const char *cmd, int rc, const char *msg)
+void mp_pmi_server_reply(mp_job *job, int conn, const char *cmd, int rc, const char *msg)
 {
     mp_pmi_line line;
     mp_pmi_line_start(&line, cmd);
@@ -205,16 +224,16 @@ static void do_put(mp_job *job, int conn, const mp_pmi_msg *m)
     if (key == NULL || value == NULL)
         return protocol_error(job, conn, "cmd=put without key= or value=", NULL);
     if (!kvsname_ok(job, m))
-        return reply_rc(job, conn, "put_result", -1, "unknown_kvsname");
+        return mp_pmi_server_reply(job, conn, "put_result", -1, "unknown_kvsname");
     if (key[0] == '\0' || strlen(key) >= SERVER_KEYLEN_MAX)
-        return reply_rc(job, conn, "put_result", -1, "invalid_key_length");
+        return mp_pmi_server_reply(job, conn, "put_result", -1, "invalid_key_length");
     if (strlen(value) >= SERVER_VALLEN_MAX)
-        return reply_rc(job, conn, "put_result", -1, "value_too_long");
+        return mp_pmi_server_reply(job, conn, "put_result", -1, "value_too_long");
     if (mp_kvs_get(job->kvs, key) != NULL)
-        return reply_rc(job, conn, "put_result", -1, "duplicate_key");
+        return mp_pmi_server_reply(job, conn, "put_result", -1, "duplicate_key");
     if (mp_kvs_put(job->kvs, key, value) < 0)
-        return reply_rc(job, conn, "put_result", -1, "out_of_memory");
-    reply_rc(job, conn, "put_result", 0, "success");
+        return mp_pmi_server_reply(job, conn, "put_result", -1, "out_of_memory");
+    mp_pmi_server_reply(job, conn, "put_result", 0, "success");
 }
 
 static void do_get(mp_job *job, int conn, const mp_pmi_msg *m)
@@ -225,7 +244,7 @@ static void do_get(mp_job *job, int conn, const mp_pmi_msg *m)
     if (key == NULL)
         return protocol_error(job, conn, "cmd=get without key=", NULL);
     if (!kvsname_ok(job, m))
-        return reply_rc(job, conn, "get_result", -1, "unknown_kvsname");
+        return mp_pmi_server_reply(job, conn, "get_result", -1, "unknown_kvsname");
     value = mp_kvs_get(job->kvs, key);
     mp_pmi_line_start(&line, "get_result");
     if (value != NULL) {
@@ -335,8 +354,10 @@ static void dispatch(mp_job *job, int conn, const mp_pmi_msg *m)
         do_init(job, conn, m);
     else if (strcmp(cmd, "get_maxes") == 0)
         do_maxes(job, conn);
-    else if (strcmp(cmd, "get_appnum") == 0)
-        do_simple(job, conn, "appnum", "appnum", "0");
+    else if (strcmp(cmd, "get_appnum") == 0) {
+        snprintf(number, sizeof number, "%d", r->app);
+        do_simple(job, conn, "appnum", "appnum", number);
+    }
     else if (strcmp(cmd, "get_my_kvsname") == 0)
         do_simple(job, conn, "my_kvsname", "kvsname", job->kvsname);
     else if (strcmp(cmd, "get_universe_size") == 0) {
@@ -350,15 +371,15 @@ static void dispatch(mp_job *job, int conn, const mp_pmi_msg *m)
         do_barrier(job, conn);
     else if (strcmp(cmd, "finalize") == 0) {
         r->finalized = 1;
-        reply_rc(job, conn, "finalize_ack", 0, NULL);
+        mp_pmi_server_reply(job, conn, "finalize_ack", 0, NULL);
     } else if (strcmp(cmd, "abort") == 0)
         do_abort(job, conn, m);
     else if (strcmp(cmd, "publish_name") == 0)
-        reply_rc(job, conn, "publish_result", -1, "not_supported");
+        mp_pmi_server_reply(job, conn, "publish_result", -1, "not_supported");
     else if (strcmp(cmd, "unpublish_name") == 0)
-        reply_rc(job, conn, "unpublish_result", -1, "not_supported");
+        mp_pmi_server_reply(job, conn, "unpublish_result", -1, "not_supported");
     else if (strcmp(cmd, "lookup_name") == 0)
-        reply_rc(job, conn, "lookup_result", -1, "not_supported");
+        mp_pmi_server_reply(job, conn, "lookup_result", -1, "not_supported");
     else
         protocol_error(job, conn, "unknown command", cmd);
 }
@@ -377,6 +398,10 @@ static void process_lines(mp_job *job, int conn)
         if (nl == NULL)
             break;
         size_t len = (size_t)(nl - (c->in + start));
+        if (mp_spawn_line(job, conn, c->in + start, len)) {
+            start += len + 1;
+            continue;
+        }
         if (mp_pmi_wire_parse(c->in + start, len, &msg, &err) < 0) {
             char shown[81];
             snprintf(shown, sizeof shown, "%.*s", (int)(len < 80 ? len : 80), c->in + start);

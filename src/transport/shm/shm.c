@@ -54,10 +54,7 @@ static int shm_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     if (cell == NULL)
         return MP_AGAIN;
     size_t len = payload ? payload->len : 0;
-    if (len <= MP_CELL_INLINE) {
-        cell->chunk = 0;
-        mp_payload_copy(cell->data, payload);
-    } else {
+    if (!mp_cell_inline_payload(cell, payload)) {
         int64_t idx = chunk_alloc();
         if (idx < 0)
             return MP_AGAIN;

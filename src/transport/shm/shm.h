@@ -40,6 +40,17 @@ typedef struct mp_cell {
 _Static_assert(sizeof(mp_cell) == MP_CELL_SIZE, "a ring cell is two cache lines");
 _Static_assert(offsetof(mp_cell, hdr) == 8, "the header follows full and chunk");
 
+/* A payload that fits goes inside the free cell (returns 1: the cell names no chunk); a larger
+ * one is the caller's to put into one of its sender's chunks (returns 0). */
+static inline int mp_cell_inline_payload(mp_cell *cell, const mp_payload *payload)
+{
+    if (payload && payload->len > MP_CELL_INLINE)
+        return 0;
+    cell->chunk = 0;
+    mp_payload_copy(cell->data, payload);
+    return 1;
+}
+
 /* Header of a pool chunk, followed by the chunk's data.  `busy` is set to 1 by the owning
  * sender (relaxed: only it ever sets it, and the cell's release store publishes it along with
  * the data) and cleared by the receiver with a release store once it copied the data out; the
@@ -117,6 +128,8 @@ int  mp_shm_init(void);                   /* maps the node segment (shm.c) */
 void mp_shm_finalize(void);
 void mp_shm_abandon(void);                /* MPI_Init failed: leave nothing in /dev/shm */
 extern mp_sleeper mp_shm_sleeper;         /* the progress engine's sleeper (wait.c) */
+
+void mp_conn_finalize(void);             /* conn.c: channels to other jobs */
 
 int  mp_segment_create_or_attach(void);   /* segment.c */
 void mp_segment_layout(mp_seg *s, int nlocal);  /* sizes and offsets from mp_cfg */

@@ -1,0 +1,368 @@
+/* spawn.c -- PMI-1 spawn: MPI_Comm_spawn(_multiple) starts a nested job.  MemPI, BSD-3-Clause (see LICENSE). */
+
+/*
+ * The request is MPICH's PMI-1 multi-line command, so the library's one client serves under
+ * Hydra too: per command of MPI_Comm_spawn_multiple, a block of lines
+ *
+ *     mcmd=spawn
+ *     nprocs=N  execname=PROG  totspawns=T  spawnssofar=I  argcnt=K  arg1=... argK=...
+ *     preput_num=P  preput_key_0=... preput_val_0=...   info_num=M  info_key_0=... info_val_0=...
+ *     endcmd
+ *
+ * (one key=value per line, the value raw up to the end of the line), and after the T-th
+ * block one answer: cmd=spawn_result rc=0 (or rc=-1 msg=why).
+ *
+ * The children are one new MPI job (their own MPI_COMM_WORLD, key-value space and job id):
+ * this mpiexec starts a second mpiexec (itself, /proc/self/exe) with the hidden --spawned
+ * options (options.c), one program per command with its process count, the info keys wdir
+ * (working directory), path (directories searched for the program), env (NAME=VALUE
+ * assignments separated by newlines or spaces), host (only this host: "localhost" or its
+ * name; another is refused) and soft (accepted; all maxprocs are started), and the preput
+ * keys (PARENT_ROOT_PORT_NAME: the port the parent accepts on) in the new job's store; our
+ * --env assignments hold for the children too.  The
+ * nested launcher shares our stdout and stderr (the children's output is forwarded like the
+ * parents'), dies with us (PR_SET_PDEATHSIG) and gets our signals (mp_spawn_signal); we wait
+ * for it like for a rank, and a spawned job that fails -- a child killed, exiting non-zero,
+ * aborting -- fails this job too, after the nested launcher's own line naming the child.
+ */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct mp_spawned {
+    pid_t pid;
+    int alive;
+    int parent_rank;
+    char what[96];
+} mp_spawned;
+
+typedef struct cmd {
+    long nprocs;
+    char *execname, *wdir, *path, *env, *host;
+    char **args;
+    int nargs;
+} cmd;
+
+typedef struct request {          /* a spawn being received on one connection */
+    int in_block;                 /* between mcmd=spawn and endcmd */
+    long total;                   /* totspawns (0: unknown yet) */
+    cmd *cmds;
+    int ncmds;
+    char **preput;                /* KEY=VALUE */
+    int npreput;
+    char *last_key;               /* preput_key_/info_key_ waiting for its value */
+    int last_is_info;
+    const char *error;
+} request;
+
+static request *requests;         /* [conn] */
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static void request_clear(request *r)
+{
+    for (int i = 0; i < r->ncmds; i++) {
+        cmd *c = &r->cmds[i];
+        free(c->execname);
+        free(c->wdir);
+        free(c->path);
+        free(c->env);
+        free(c->host);
+        for (int k = 0; k < c->nargs; k++)
+            free(c->args[k]);
+        free(c->args);
+    }
+    for (int i = 0; i < r->npreput; i++)
+        free(r->preput[i]);
+    free(r->cmds);
+    free(r->preput);
+    free(r->last_key);
+    memset(r, 0, sizeof *r);
+}
+
+static int grow(void *pp, int n, size_t size)
+{
+    void **p = pp;
+    void *q = realloc(*p, (size_t)(n + 1) * size);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    memset((char *)q + (size_t)n * size, 0, size);
+    return 0;
+}
+
+/* One key=value line of the current block. */
+static void block_line(request *r, const char *key, const char *value)
+{
+    cmd *c = &r->cmds[r->ncmds - 1];
+    long v;
+    if (strcmp(key, "nprocs") == 0) {
+        if (mp_pmi_parse_long(value, 1, MP_MPIEXEC_MAX_RANKS, &v) < 0)
+            r->error = "invalid nprocs";
+        c->nprocs = v;
+    } else if (strcmp(key, "execname") == 0) {
+        c->execname = strdup(value);
+    } else if (strcmp(key, "totspawns") == 0) {
+        if (mp_pmi_parse_long(value, 1, 4096, &v) < 0)
+            r->error = "invalid totspawns";
+        r->total = v;
+    } else if (strncmp(key, "arg", 3) == 0 && key[3] >= '1' && key[3] <= '9') {
+        if (grow(&c->args, c->nargs, sizeof *c->args) == 0)
+            c->args[c->nargs++] = strdup(value);
+    } else if (strncmp(key, "preput_key_", 11) == 0 || strncmp(key, "info_key_", 9) == 0) {
+        free(r->last_key);
+        r->last_key = strdup(value);
+        r->last_is_info = key[0] == 'i';
+    } else if ((strncmp(key, "preput_val_", 11) == 0 || strncmp(key, "info_val_", 9) == 0) &&
+               r->last_key != NULL) {
+        if (!r->last_is_info && r->ncmds > 1) {
+            /* every block repeats the job's preput pairs: the first block's count */
+        } else if (!r->last_is_info) {
+            size_t n = strlen(r->last_key) + strlen(value) + 2;
+            char *kv = malloc(n);
+            if (kv && grow(&r->preput, r->npreput, sizeof *r->preput) == 0) {
+                snprintf(kv, n, "%s=%s", r->last_key, value);
+                r->preput[r->npreput++] = kv;
+            } else {
+                free(kv);
+            }
+        } else {
+            char **slot = strcmp(r->last_key, "wdir") == 0 ? &c->wdir
+                        : strcmp(r->last_key, "path") == 0 ? &c->path
+                        : strcmp(r->last_key, "env") == 0  ? &c->env
+                        : strcmp(r->last_key, "host") == 0 ? &c->host : NULL;
+            if (slot) {
+                free(*slot);
+                *slot = strdup(value);
+            }
+        }
+        free(r->last_key);
+        r->last_key = NULL;
+    }
+    /* spawnssofar, argcnt, preput_num, info_num: implied by the lines themselves */
+}
+
+static int is_this_host(const char *host)
+{
+    char me[256] = "";
+    gethostname(me, sizeof me - 1);
+    size_t n = strlen(me);
+    return strcmp(host, "localhost") == 0 || strcmp(host, me) == 0 ||
+           (strncmp(host, me, n) == 0 && host[n] == '.') ||
+           (strchr(me, '.') && strncmp(host, me, (size_t)(strchr(me, '.') - me)) == 0 &&
+            host[strchr(me, '.') - me] == '\0');
+}
+
+/* The program as the child will exec it: found in `path` when the name has no '/'. */
+static char *resolve(const cmd *c)
+{
+    if (c->path == NULL || strchr(c->execname, '/') != NULL)
+        return strdup(c->execname);
+    const char *p = c->path;
+    while (*p) {
+        size_t len = strcspn(p, ":");
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)len, p, c->execname);
+        if (access(buf, X_OK) == 0)
+            return strdup(buf);
+        p += len + (p[len] == ':');
+    }
+    return strdup(c->execname);
+}
+
+typedef struct argv_list {
+    char **v;
+    int n;
+    int failed;
+} argv_list;
+
+static void add(argv_list *a, const char *s)
+{
+    if (a->failed || grow(&a->v, a->n + 1, sizeof *a->v) < 0 || (s && !(s = strdup(s)))) {
+        a->failed = 1;
+        return;
+    }
+    a->v[a->n++] = (char *)s;
+    a->v[a->n] = NULL;
+}
+
+static void add_long(argv_list *a, long v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%ld", v);
+    add(a, text);
+}
+
+/* The nested launcher's command line (options.c, parse_spawned). */
+static const char *build_argv(mp_job *job, request *r, argv_list *a)
+{
+    static char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return "cannot find mpiexec's own executable";
+    self[n] = '\0';
+    add(a, self);
+    add(a, "--spawned");
+    for (int i = 0; i < r->npreput; i++) {
+        add(a, "--preput");
+        add(a, r->preput[i]);
+    }
+    for (int i = 0; i < r->ncmds; i++) {
+        cmd *c = &r->cmds[i];
+        if (c->execname == NULL || c->nprocs < 1)
+            return "a command without execname or nprocs";
+        if (c->host && !is_this_host(c->host))
+            return "info key host names another host; MemPI's mpiexec starts processes on "
+                   "this host only";
+        add(a, "-n");
+        add_long(a, c->nprocs);
+        if (c->wdir) {
+            add(a, "--wdir");
+            add(a, c->wdir);
+        }
+        if (c->env) {
+            for (char *tok = strtok(c->env, " \n"); tok; tok = strtok(NULL, " \n")) {
+                if (strchr(tok, '=') == NULL)
+                    return "info key env: expected NAME=VALUE assignments";
+                add(a, "--appenv");
+                add(a, tok);
+            }
+        }
+        add(a, "--argc");
+        add_long(a, c->nargs);
+        char *prog = resolve(c);
+        int found;
+        if (prog && strchr(prog, '/') && prog[0] != '/' && c->wdir) {
+            char full[8192];
+            snprintf(full, sizeof full, "%s/%s", c->wdir, prog);
+            found = access(full, X_OK) == 0;
+        } else {
+            found = prog && mp_find_program(prog) == 0;
+        }
+        add(a, prog);
+        free(prog);
+        if (!found)
+            return "the program to spawn does not exist or is not executable";
+        for (int k = 0; k < c->nargs; k++)
+            add(a, c->args[k]);
+    }
+    (void)job;
+    return a->failed ? "out of memory" : NULL;
+}
+
+static const char *start(mp_job *job, int conn, request *r)
+{
+    argv_list a = { NULL, 0, 0 };
+    const char *why = build_argv(job, r, &a);
+    if (why == NULL && grow(&job->spawned, job->nspawned, sizeof *job->spawned) < 0)
+        why = "out of memory";
+    pid_t launcher = getpid(), pid = -1;
+    if (why == NULL && (pid = fork()) < 0)
+        why = "fork failed";
+    if (pid == 0) {
+        mp_child_setup(launcher);
+        for (int i = 0; i < job->opt->nenv; i++)
+            putenv(job->opt->env[i]);     /* --env applies to spawned processes too */
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        execv(a.v[0], a.v);
+        dprintf(2, "mpiexec: cannot start the launcher of a spawned job: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (why == NULL) {
+        setpgid(pid, pid);
+        mp_spawned *s = &job->spawned[job->nspawned++];
+        s->pid = pid;
+        s->alive = 1;
+        s->parent_rank = job->conns[conn].rank;
+        snprintf(s->what, sizeof s->what, "'%s'%s", r->cmds[0].execname,
+                 r->ncmds > 1 ? " and others" : "");
+        job->nalive++;
+    }
+    for (int i = 0; i < a.n; i++)
+        free(a.v[i]);
+    free(a.v);
+    return why;
+}
+
+int mp_spawn_line(mp_job *job, int conn, const char *line, size_t len)
+{
+    if (requests == NULL && (requests = calloc((size_t)job->n, sizeof *requests)) == NULL)
+        return 0;
+    request *r = &requests[conn];
+    if (!r->in_block) {
+        if (len != 10 || memcmp(line, "mcmd=spawn", 10) != 0)
+            return 0;
+        r->in_block = 1;
+        if (grow(&r->cmds, r->ncmds, sizeof *r->cmds) < 0)
+            r->error = "out of memory";
+        else
+            r->ncmds++;
+        return 1;
+    }
+    if (len == 6 && memcmp(line, "endcmd", 6) == 0) {
+        r->in_block = 0;
+        if (r->total == 0 || r->ncmds < r->total)
+            return 1;                 /* more blocks follow */
+        const char *why = r->error ? r->error : start(job, conn, r);
+        mp_pmi_server_reply(job, conn, "spawn_result", why ? -1 : 0, why);
+        request_clear(r);
+        return 1;
+    }
+    const char *eq = memchr(line, '=', len);
+    if (eq == NULL) {
+        r->error = "a spawn line without '='";
+        return 1;
+    }
+    char *key = dup_n(line, (size_t)(eq - line));
+    char *value = dup_n(eq + 1, len - (size_t)(eq - line) - 1);
+    if (key && value && r->ncmds > 0)
+        block_line(r, key, value);
+    free(key);
+    free(value);
+    return 1;
+}
+
+int mp_spawn_reaped(mp_job *job, pid_t pid, int status)
+{
+    for (int i = 0; i < job->nspawned; i++) {
+        mp_spawned *s = &job->spawned[i];
+        if (s->pid != pid || !s->alive)
+            continue;
+        s->alive = 0;
+        job->nalive--;
+        if (WIFSIGNALED(status))
+            mp_job_fail(job, 128 + WTERMSIG(status), "the job that rank %d spawned (%s, "
+                        "launcher pid %ld) was killed by signal %d", s->parent_rank, s->what,
+                        (long)pid, WTERMSIG(status));
+        else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+            mp_job_fail(job, WEXITSTATUS(status), "the job that rank %d spawned (%s, launcher "
+                        "pid %ld) failed with exit status %d", s->parent_rank, s->what,
+                        (long)pid, WEXITSTATUS(status));
+        return 1;
+    }
+    return 0;
+}
+
+void mp_spawn_signal(mp_job *job, int sig)
+{
+    for (int i = 0; i < job->nspawned; i++)
+        if (job->spawned[i].alive)
+            kill(job->spawned[i].pid, sig);
+}
