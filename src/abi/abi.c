@@ -89,6 +89,11 @@ int mp_abi_err_out_slow(int code)
     int cls = mp_abi_errclass_out(code & 0x7f);
     if (code < 0x80 || cls > 0x7f)       /* a bare class, or an MPI_T class (1001...) */
         return cls;
+    /* the same MemPI code always converts to the same code while it is in the ring: the
+     * code a call returns and the one its error handler saw must compare equal */
+    for (unsigned i = 1; i < A_RING; i++)
+        if (atomic_load(&ring[i]) == code)
+            return cls | (int)(i << 7);
     unsigned k = atomic_fetch_add(&ring_next, 1) % (A_RING - 1) + 1;
     atomic_store(&ring[k], code);
     return cls | (int)(k << 7);
@@ -366,11 +371,11 @@ static void op_caller_c(const void *in, void *inout, int n, int type, void (*fn)
 }
 static int op_create(void *fn, int commute, MPI_Op *op, void (*caller)(void))
 {
-    int h = 0, rc = mp_mpich_PMPI_Op_create(fn, commute, op ? &h : NULL);
-    if (rc == 0) {
+    int h = mp_abi_in(MPI_OP_NULL), rc = mp_mpich_PMPI_Op_create(fn, commute, op ? &h : NULL);
+    if (rc == 0)
         MPII_Op_set_cxx(h, caller);
+    if (op)
         *op = (MPI_Op)mp_abi_out_op(h);
-    }
     return mp_abi_err_out(rc);
 }
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
@@ -417,11 +422,11 @@ static void eh_file(int kind, void *obj, int *code, void (*fn)(void))
 static int eh_create(int (*create)(void *, int *), void *fn, MPI_Errhandler *eh,
                      void (*caller)(int, void *, int *, void (*)(void)))
 {
-    int h = 0, rc = create(fn, eh ? &h : NULL);
-    if (rc == 0) {
+    int h = mp_abi_in(MPI_ERRHANDLER_NULL), rc = create(fn, eh ? &h : NULL);
+    if (rc == 0)
         MPII_Errhandler_set_cxx(h, (void (*)(void))caller);
+    if (eh)
         *eh = (MPI_Errhandler)mp_abi_out_errhandler(h);
-    }
     return mp_abi_err_out(rc);
 }
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
@@ -469,11 +474,11 @@ static int keyval_create(int (*create)(void *, void *, int *, void *), void *cop
                          int *keyval, void *extra)
 {
     if (copy == (void *)1) copy = (void *)MPIR_Dup_fn;     /* MPI_*_DUP_FN */
-    int h = 0, rc = create(copy, del, keyval ? &h : NULL, extra);
-    if (rc == 0) {
+    int h = mp_abi_keyval_in(MPI_KEYVAL_INVALID), rc = create(copy, del, keyval ? &h : NULL, extra);
+    if (rc == 0)
         MPII_Keyval_set_proxy(h, (void *)copy_proxy, (void *)del_proxy);
+    if (keyval)
         *keyval = mp_abi_keyval_out(h);
-    }
     return mp_abi_err_out(rc);
 }
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
@@ -552,7 +557,7 @@ static int greq_query(void *g_, mp_abi_mstatus *m)
     greq *g = g_;
     if (g->query == NULL) return 0;
     MPI_Status s;
-    mp_abi_status_out(m, &s);            /* what MemPI prepared (count 0, not cancelled) */
+    mp_abi_status_out(m, &s, 1);         /* what MemPI prepared (count 0, not cancelled) */
     int rc = g->query(g->extra, &s);
     mp_abi_status_in(&s, m);
     return mp_abi_err_in(rc);
@@ -578,13 +583,13 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
         return mp_abi_err_out(mp_error(NULL, mp_abi_errclass_in(MPI_ERR_NO_MEM),
                                        "MPI_Grequest_start", "out of memory"));
     *g = (greq){ query_fn, free_fn, cancel_fn, extra_state };
-    int h = 0;
+    int h = mp_abi_in(MPI_REQUEST_NULL);
     int rc = mp_mpich_PMPI_Grequest_start((void *)greq_query, (void *)greq_free,
                                           (void *)greq_cancel, g, request ? &h : NULL);
-    if (rc == 0)
-        *request = (MPI_Request)mp_abi_out_request(h);
-    else
+    if (rc != 0)
         free(g);
+    if (request)
+        *request = (MPI_Request)mp_abi_out_request(h);
     return mp_abi_err_out(rc);
 }
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start

@@ -111,11 +111,14 @@ static inline int mp_abi_err_out(int code) { return code == 0 ? 0 : mp_abi_err_o
 static inline int mp_abi_err_in(int code) { return code == 0 ? 0 : mp_abi_err_in_slow(code); }
 
 /* ---- statuses ---- */
-static inline void mp_abi_status_out(const mp_abi_mstatus *m, MPI_Status *s)
+/* MPI_ERROR is written only where MemPI wrote it: by a multiple-completion call that failed
+ * with MPI_ERR_IN_STATUS, or a call that sets a status's fields (with_error). */
+static inline void mp_abi_status_out(const mp_abi_mstatus *m, MPI_Status *s, int with_error)
 {
     s->MPI_SOURCE = mp_abi_rank_out(m->MPI_SOURCE);
     s->MPI_TAG = mp_abi_tag_out(m->MPI_TAG);
-    s->MPI_ERROR = mp_abi_err_out(m->MPI_ERROR);
+    if (with_error)
+        s->MPI_ERROR = mp_abi_err_out(m->MPI_ERROR);
     s->MPI_internal[0] = m->count_lo;
     s->MPI_internal[1] = m->count_hi_and_cancelled;
 }
