@@ -152,7 +152,7 @@ config-table: $(BUILD)/bin/mempi-info
 
 install: all
 	mkdir -p $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/bin
-	cp -P $(BUILD)/include/* $(PREFIX)/include/
+	cp -RP $(BUILD)/include/* $(PREFIX)/include/         # -R: include/abi/ (standard ABI)
 	cp -P $(BUILD)/lib/libmpi* $(PREFIX)/lib/        # libmpi*: also libmpich*
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' tools/wrappers/mempi.pc.in \
 	    > $(PREFIX)/lib/pkgconfig/mempi.pc

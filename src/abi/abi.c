@@ -141,6 +141,28 @@ int mp_abi_peers(int comm, int neighbor, int send)
     return 0;
 }
 
+extern int mp_mpich_PMPI_Type_get_envelope(int, int *, int *, int *, int *);
+
+void mp_abi_contents_ints(int type, int *ints, int n)
+{
+    int ni, na, nd, combiner;
+    if (ints == NULL || mp_mpich_PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != 0)
+        return;
+    combiner = mp_abi_combiner_out(combiner);
+    if (combiner == MPI_COMBINER_DARRAY && n >= 3 && n >= 4 * ints[2] + 4) {
+        /* size, rank, ndims, gsizes[ndims], distribs[ndims], dargs[ndims], psizes[ndims], order */
+        int nd_ = ints[2];
+        for (int i = 0; i < nd_; i++) {
+            ints[3 + nd_ + i] = mp_abi_distrib_out(ints[3 + nd_ + i]);
+            ints[3 + 2 * nd_ + i] = mp_abi_darg_out(ints[3 + 2 * nd_ + i]);
+        }
+        ints[3 + 4 * nd_] = mp_abi_order_out(ints[3 + 4 * nd_]);
+    } else if (combiner == MPI_COMBINER_SUBARRAY && n >= 1 && n >= 3 * ints[0] + 2) {
+        /* ndims, sizes[ndims], subsizes[ndims], starts[ndims], order */
+        ints[1 + 3 * ints[0]] = mp_abi_order_out(ints[1 + 3 * ints[0]]);
+    }
+}
+
 /* ---- what only the standard ABI has ----------------------------------------------------- */
 /* mempi-abi-proto: int MPI_Abi_get_version(int *abi_major, int *abi_minor); */
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)

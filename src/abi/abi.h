@@ -135,6 +135,10 @@ static inline void mp_abi_status_in(const MPI_Status *s, mp_abi_mstatus *m)
  * (remote group of an intercommunicator), or for neighbor forms the in/out degree. */
 int mp_abi_peers(int comm, int neighbor, int send);
 
+/* MPI_Type_get_contents: the integers of a darray or subarray hold distributions and an
+ * order, constants of MemPI's ABI; convert them in place (abi.c). */
+void mp_abi_contents_ints(int type, int *ints, int n);
+
 /* An entry point whose arguments cannot be converted yet: MPI_ERR_UNSUPPORTED_OPERATION
  * through MPI_COMM_WORLD's handler, with a message naming the function. */
 int mp_abi_unsupported(const char *func);
