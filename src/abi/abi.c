@@ -265,11 +265,14 @@ int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *lo
 #pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
 
 /* MPI_<Handle>_toint/_fromint are the Fortran handle conversions (c2f/f2c): MemPI's int. */
+#define MP_ABI_PRAGMA(x) _Pragma(#x)
 #define TOINT(Name, Type)                                                                  \
     extern int mp_mpich_PMPI_##Name##_c2f(int);                                            \
     extern int mp_mpich_PMPI_##Name##_f2c(int);                                            \
     int PMPI_##Name##_toint(Type h) { return mp_mpich_PMPI_##Name##_c2f(mp_abi_in(h)); }   \
-    Type PMPI_##Name##_fromint(int i) { return (Type)mp_abi_out_x(mp_mpich_PMPI_##Name##_f2c(i)); }
+    Type PMPI_##Name##_fromint(int i) { return (Type)mp_abi_out_x(mp_mpich_PMPI_##Name##_f2c(i)); } \
+    MP_ABI_PRAGMA(weak MPI_##Name##_toint = PMPI_##Name##_toint)                           \
+    MP_ABI_PRAGMA(weak MPI_##Name##_fromint = PMPI_##Name##_fromint)
 /* a MemPI handle's own type bits say which kind of predefined handle it is */
 static void *mp_abi_out_x(int h)
 {
@@ -299,52 +302,12 @@ TOINT(Request, MPI_Request)
 TOINT(Session, MPI_Session)
 TOINT(Type, MPI_Datatype)
 TOINT(Win, MPI_Win)
-#pragma weak MPI_Comm_toint = PMPI_Comm_toint
-#pragma weak MPI_Comm_fromint = PMPI_Comm_fromint
-#pragma weak MPI_Errhandler_toint = PMPI_Errhandler_toint
-#pragma weak MPI_Errhandler_fromint = PMPI_Errhandler_fromint
-#pragma weak MPI_Group_toint = PMPI_Group_toint
-#pragma weak MPI_Group_fromint = PMPI_Group_fromint
-#pragma weak MPI_Info_toint = PMPI_Info_toint
-#pragma weak MPI_Info_fromint = PMPI_Info_fromint
-#pragma weak MPI_Op_toint = PMPI_Op_toint
-#pragma weak MPI_Op_fromint = PMPI_Op_fromint
-#pragma weak MPI_Request_toint = PMPI_Request_toint
-#pragma weak MPI_Request_fromint = PMPI_Request_fromint
-#pragma weak MPI_Session_toint = PMPI_Session_toint
-#pragma weak MPI_Session_fromint = PMPI_Session_fromint
-#pragma weak MPI_Type_toint = PMPI_Type_toint
-#pragma weak MPI_Type_fromint = PMPI_Type_fromint
-#pragma weak MPI_Win_toint = PMPI_Win_toint
-#pragma weak MPI_Win_fromint = PMPI_Win_fromint
-/* mempi-abi-proto: MPI_Comm MPI_Comm_fromint(int comm); */
-/* mempi-abi-proto: int MPI_Comm_toint(MPI_Comm comm); */
-/* mempi-abi-proto: MPI_Errhandler MPI_Errhandler_fromint(int errhandler); */
-/* mempi-abi-proto: int MPI_Errhandler_toint(MPI_Errhandler errhandler); */
-/* mempi-abi-proto: MPI_Group MPI_Group_fromint(int group); */
-/* mempi-abi-proto: int MPI_Group_toint(MPI_Group group); */
-/* mempi-abi-proto: MPI_Info MPI_Info_fromint(int info); */
-/* mempi-abi-proto: int MPI_Info_toint(MPI_Info info); */
-/* mempi-abi-proto: MPI_Op MPI_Op_fromint(int op); */
-/* mempi-abi-proto: int MPI_Op_toint(MPI_Op op); */
-/* mempi-abi-proto: MPI_Request MPI_Request_fromint(int request); */
-/* mempi-abi-proto: int MPI_Request_toint(MPI_Request request); */
-/* mempi-abi-proto: MPI_Session MPI_Session_fromint(int session); */
-/* mempi-abi-proto: int MPI_Session_toint(MPI_Session session); */
-/* mempi-abi-proto: MPI_Datatype MPI_Type_fromint(int datatype); */
-/* mempi-abi-proto: int MPI_Type_toint(MPI_Datatype datatype); */
-/* mempi-abi-proto: MPI_Win MPI_Win_fromint(int win); */
-/* mempi-abi-proto: int MPI_Win_toint(MPI_Win win); */
 
 /* Messages and files: a message is a request-typed MemPI handle, a file a pointer. */
 extern int mp_mpich_PMPI_Message_c2f(int);
 extern int mp_mpich_PMPI_Message_f2c(int);
 extern int mp_mpich_PMPI_File_c2f(void *);
 extern void *mp_mpich_PMPI_File_f2c(int);
-/* mempi-abi-proto: MPI_Message MPI_Message_fromint(int message); */
-/* mempi-abi-proto: int MPI_Message_toint(MPI_Message message); */
-/* mempi-abi-proto: MPI_File MPI_File_fromint(int file); */
-/* mempi-abi-proto: int MPI_File_toint(MPI_File file); */
 int PMPI_Message_toint(MPI_Message m) { return mp_mpich_PMPI_Message_c2f(mp_abi_in(m)); }
 MPI_Message PMPI_Message_fromint(int i) { return (MPI_Message)mp_abi_out_message(mp_mpich_PMPI_Message_f2c(i)); }
 int PMPI_File_toint(MPI_File f) { return mp_mpich_PMPI_File_c2f(mp_abi_file_in(f)); }
