@@ -17,9 +17,10 @@ ABI_CFLAGS  := -I$(ABI_GEN) -I$(BUILD)/include/abi $(filter-out -fvisibility=hid
 all: $(ABI_LIB) $(ABI_HEADER)
 lib: $(ABI_LIB)
 
-$(ABI_GEN)/abi.stamp: include/mpi.h include/abi/mpi.h.in tools/gen-abi $(ABI_SRC)
+$(ABI_GEN)/abi.stamp: include/mpi.h include/abi/mpi.h.in include/abi/functions.h tools/gen-abi $(ABI_SRC)
 	@mkdir -p $(ABI_GEN) $(dir $(ABI_HEADER))
-	python3 tools/gen-abi include/mpi.h include/abi/mpi.h.in src/abi $(ABI_HEADER) $(ABI_GEN)/abi_gen.c
+	python3 tools/gen-abi include/mpi.h include/abi/mpi.h.in include/abi/functions.h src/abi \
+	    $(ABI_HEADER) $(ABI_GEN)/abi_gen.c
 	@touch $@
 $(ABI_HEADER) $(ABI_GEN)/abi_gen.c $(ABI_GEN)/abi_tables.h: $(ABI_GEN)/abi.stamp
 	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }

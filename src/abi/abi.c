@@ -336,6 +336,33 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 }
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 
+/* MPI 4.1's status accessors read and write the standard's public fields: nothing of MemPI's
+ * is involved (a status of the standard ABI is the standard's struct). */
+#define STATUS_FIELD(Name, FIELD)                                                          \
+    int PMPI_Status_get_##Name(const MPI_Status *status, int *Name)                        \
+    {                                                                                      \
+        if (status == NULL || Name == NULL)                                                \
+            return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, "MPI_Status_get_" #Name,       \
+                                           "status and " #Name " must not be NULL"));      \
+        *Name = status->FIELD;                                                             \
+        return MPI_SUCCESS;                                                                \
+    }                                                                                      \
+    int PMPI_Status_set_##Name(MPI_Status *status, int Name)                               \
+    {                                                                                      \
+        if (status == NULL)                                                                \
+            return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, "MPI_Status_set_" #Name,       \
+                                           "status must not be NULL"));                    \
+        status->FIELD = Name;                                                              \
+        return MPI_SUCCESS;                                                                \
+    }                                                                                      \
+    MP_ABI_PRAGMA(weak MPI_Status_get_##Name = PMPI_Status_get_##Name)                    \
+    MP_ABI_PRAGMA(weak MPI_Status_set_##Name = PMPI_Status_set_##Name)
+/* mempi-defines: PMPI_Status_get_source PMPI_Status_set_source PMPI_Status_get_tag
+ * PMPI_Status_set_tag PMPI_Status_get_error PMPI_Status_set_error */
+STATUS_FIELD(source, MPI_SOURCE)
+STATUS_FIELD(tag, MPI_TAG)
+STATUS_FIELD(error, MPI_ERROR)
+
 int PMPI_Pcontrol(const int level, ...)
 {
     return mp_abi_err_out(mp_mpich_PMPI_Pcontrol(level));
