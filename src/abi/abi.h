@@ -135,6 +135,15 @@ static inline void mp_abi_status_in(const MPI_Status *s, mp_abi_mstatus *m)
  * (remote group of an intercommunicator), or for neighbor forms the in/out degree. */
 int mp_abi_peers(int comm, int neighbor, int send);
 
+/* The processes MPI_Comm_spawn_multiple starts: the sum of its maxprocs (its errcodes). */
+static inline int mp_abi_sum(int n, const int *v)
+{
+    int s = 0;
+    for (int i = 0; v != NULL && i < n; i++)
+        s += v[i];
+    return s;
+}
+
 /* MPI_Type_get_contents: the integers of a darray or subarray hold distributions and an
  * order, constants of MemPI's ABI; convert them in place (abi.c). */
 void mp_abi_contents_ints(int type, int *ints, int n);
