@@ -363,6 +363,25 @@ STATUS_FIELD(source, MPI_SOURCE)
 STATUS_FIELD(tag, MPI_TAG)
 STATUS_FIELD(error, MPI_ERROR)
 
+/* MPI 4.1 (7.8): a null handle's name is the null handle's name, where MPICH 4.0.2's
+ * MPI_*_get_name (and MemPI's) return an error. */
+#define NULL_NAME(Kind, Type, Null)                                                        \
+    extern int mp_mpich_PMPI_##Kind##_get_name(int, char *, int *);                         \
+    int PMPI_##Kind##_get_name(Type h, char *name, int *resultlen)                         \
+    {                                                                                      \
+        if (h == Null && name != NULL && resultlen != NULL) {                              \
+            strcpy(name, #Null);                                                           \
+            *resultlen = (int)strlen(#Null);                                               \
+            return MPI_SUCCESS;                                                            \
+        }                                                                                  \
+        return mp_abi_err_out(mp_mpich_PMPI_##Kind##_get_name(mp_abi_in(h), name, resultlen)); \
+    }                                                                                      \
+    MP_ABI_PRAGMA(weak MPI_##Kind##_get_name = PMPI_##Kind##_get_name)
+/* mempi-defines: PMPI_Comm_get_name PMPI_Type_get_name PMPI_Win_get_name */
+NULL_NAME(Comm, MPI_Comm, MPI_COMM_NULL)
+NULL_NAME(Type, MPI_Datatype, MPI_DATATYPE_NULL)
+NULL_NAME(Win, MPI_Win, MPI_WIN_NULL)
+
 int PMPI_Pcontrol(const int level, ...)
 {
     return mp_abi_err_out(mp_mpich_PMPI_Pcontrol(level));
