@@ -382,6 +382,21 @@ NULL_NAME(Comm, MPI_Comm, MPI_COMM_NULL)
 NULL_NAME(Type, MPI_Datatype, MPI_DATATYPE_NULL)
 NULL_NAME(Win, MPI_Win, MPI_WIN_NULL)
 
+/* The library version names the ABI the caller sees. */
+extern int mp_mpich_PMPI_Get_library_version(char *, int *);
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    int rc = mp_mpich_PMPI_Get_library_version(version, resultlen);
+    char *at = rc == 0 ? strstr(version, "MPICH ABI, libmpi.so.12") : NULL;
+    if (at != NULL) {
+        snprintf(at, (size_t)(MPI_MAX_LIBRARY_VERSION_STRING - (at - version)),
+                 "MPI 5.0 standard ABI, libmpi_abi.so.1)");
+        *resultlen = (int)strlen(version);
+    }
+    return mp_abi_err_out(rc);
+}
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+
 int PMPI_Pcontrol(const int level, ...)
 {
     return mp_abi_err_out(mp_mpich_PMPI_Pcontrol(level));
