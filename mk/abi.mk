@@ -12,6 +12,8 @@ ABI_HEADER  := $(BUILD)/include/abi/mpi.h
 ABI_GEN     := $(BUILD)/gen/abi
 ABI_SRC     := $(sort $(wildcard src/abi/*.c))
 ABI_OBJ     := $(patsubst src/abi/%.c,$(BUILD)/obj/abi/%.o,$(ABI_SRC)) $(BUILD)/obj/abi/abi_gen.o
+# Default visibility, so that the entry points and their `#pragma weak` aliases are exported;
+# src/abi/abi.h hides its own tables and helpers (they bind locally, no GOT or PLT).
 ABI_CFLAGS  := -I$(ABI_GEN) -I$(BUILD)/include/abi $(filter-out -fvisibility=hidden,$(CFLAGS_COMMON))
 
 all: $(ABI_LIB) $(ABI_HEADER)

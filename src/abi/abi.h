@@ -27,6 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The layer is compiled with default visibility, so that its entry points and their aliases
+ * are exported; what this header declares -- tables, helpers, MemPI's renamed entry points
+ * -- is hidden and binds locally. */
+#pragma GCC visibility push(hidden)
+
 #ifndef MEMPI_ABI
 #error "src/abi must be compiled against the standard ABI's mpi.h (-I build/include/abi first)"
 #endif
@@ -151,5 +156,7 @@ void mp_abi_contents_ints(int type, int *ints, int n);
 /* An entry point whose arguments cannot be converted yet: MPI_ERR_UNSUPPORTED_OPERATION
  * through MPI_COMM_WORLD's handler, with a message naming the function. */
 int mp_abi_unsupported(const char *func);
+
+#pragma GCC visibility pop
 
 #endif
