@@ -318,21 +318,21 @@ MPI_File PMPI_File_fromint(int i) { return mp_abi_file_out(mp_mpich_PMPI_File_f2
 #pragma weak MPI_File_fromint = PMPI_File_fromint
 
 /* The standard ABI's Fortran status is its C status, int for int (MPI_F_STATUS_SIZE 8). */
-int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+static int status_copy(const char *func, void *dst, const void *src)
 {
-    if (c_status == NULL || f_status == NULL)
-        return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, "MPI_Status_c2f", "NULL status"));
-    memcpy(f_status, c_status, sizeof *c_status);
+    if (dst == NULL || src == NULL)
+        return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, func, "NULL status"));
+    memcpy(dst, src, sizeof(MPI_Status));
     return MPI_SUCCESS;
 }
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    return status_copy("MPI_Status_c2f", f_status, c_status);
+}
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
-
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    if (c_status == NULL || f_status == NULL)
-        return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, "MPI_Status_f2c", "NULL status"));
-    memcpy(c_status, f_status, sizeof *c_status);
-    return MPI_SUCCESS;
+    return status_copy("MPI_Status_f2c", c_status, f_status);
 }
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 
