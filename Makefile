@@ -40,7 +40,8 @@ LDFLAGS_SAN   := -fsanitize=$(SANITIZE)
 endif
 LIBS     := -lpthread -lrt -lm -ldl
 
-LIB_SRC  := $(sort $(wildcard src/*/*.c src/transport/*/*.c))
+# src/abi/ is the standard ABI layer of libmpi_abi (mk/abi.mk), not part of libmpi.so.12.
+LIB_SRC  := $(sort $(filter-out src/abi/%,$(wildcard src/*/*.c src/transport/*/*.c)))
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 # The entry points are generated from mpi.h and src/binding/*.spec (tools/gen-bindings);
 # functions declared in mpi.h but implemented nowhere get generated definitions that return
@@ -151,7 +152,7 @@ config-table: $(BUILD)/bin/mempi-info
 
 install: all
 	mkdir -p $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/bin
-	cp -P $(BUILD)/include/* $(PREFIX)/include/
+	cp -RP $(BUILD)/include/* $(PREFIX)/include/         # -R: include/abi/ (standard ABI)
 	cp -P $(BUILD)/lib/libmpi* $(PREFIX)/lib/        # libmpi*: also libmpich*
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' tools/wrappers/mempi.pc.in \
 	    > $(PREFIX)/lib/pkgconfig/mempi.pc
