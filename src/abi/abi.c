@@ -646,30 +646,27 @@ typedef struct {
     MPI_Datarep_extent_function *extent;
     void *extra;
 } datarep;                               /* lives as long as the registration: the process */
-static int dr_read(void *buf, int type, int count, void *fbuf, MPI_Offset pos, void *d_)
+/* Calls the registration's read or write conversion function (the large-count form when
+ * large) with the standard ABI's datatype; returns its code in MemPI's numbering. */
+static int dr_convert(void *d_, int write, int large, void *buf, int type, MPI_Count count,
+                      void *fbuf, MPI_Offset pos)
 {
     datarep *d = d_;
-    return mp_abi_err_in(((MPI_Datarep_conversion_function *)d->read)(
-        buf, (MPI_Datatype)mp_abi_out_datatype(type), count, fbuf, pos, d->extra));
+    void *fn = write ? d->write : d->read;
+    MPI_Datatype t = (MPI_Datatype)mp_abi_out_datatype(type);
+    return mp_abi_err_in(large ? ((MPI_Datarep_conversion_function_c *)fn)(buf, t, count, fbuf,
+                                                                           pos, d->extra)
+                               : ((MPI_Datarep_conversion_function *)fn)(buf, t, (int)count,
+                                                                         fbuf, pos, d->extra));
 }
-static int dr_write(void *buf, int type, int count, void *fbuf, MPI_Offset pos, void *d_)
-{
-    datarep *d = d_;
-    return mp_abi_err_in(((MPI_Datarep_conversion_function *)d->write)(
-        buf, (MPI_Datatype)mp_abi_out_datatype(type), count, fbuf, pos, d->extra));
-}
-static int dr_read_c(void *buf, int type, MPI_Count count, void *fbuf, MPI_Offset pos, void *d_)
-{
-    datarep *d = d_;
-    return mp_abi_err_in(((MPI_Datarep_conversion_function_c *)d->read)(
-        buf, (MPI_Datatype)mp_abi_out_datatype(type), count, fbuf, pos, d->extra));
-}
-static int dr_write_c(void *buf, int type, MPI_Count count, void *fbuf, MPI_Offset pos, void *d_)
-{
-    datarep *d = d_;
-    return mp_abi_err_in(((MPI_Datarep_conversion_function_c *)d->write)(
-        buf, (MPI_Datatype)mp_abi_out_datatype(type), count, fbuf, pos, d->extra));
-}
+static int dr_read(void *buf, int type, int count, void *fbuf, MPI_Offset pos, void *d)
+{ return dr_convert(d, 0, 0, buf, type, count, fbuf, pos); }
+static int dr_write(void *buf, int type, int count, void *fbuf, MPI_Offset pos, void *d)
+{ return dr_convert(d, 1, 0, buf, type, count, fbuf, pos); }
+static int dr_read_c(void *buf, int type, MPI_Count count, void *fbuf, MPI_Offset pos, void *d)
+{ return dr_convert(d, 0, 1, buf, type, count, fbuf, pos); }
+static int dr_write_c(void *buf, int type, MPI_Count count, void *fbuf, MPI_Offset pos, void *d)
+{ return dr_convert(d, 1, 1, buf, type, count, fbuf, pos); }
 static int dr_extent(int type, MPI_Aint *extent, void *d_)
 {
     datarep *d = d_;

@@ -56,7 +56,21 @@ static int init_count;
 
 /* ---- categories ------------------------------------------------------------------------ */
 enum { CAT_CORE, CAT_TRANSPORT, CAT_PT2PT, CAT_COLL, CAT_RMA, NCAT };
-static const struct { const char *name, *desc; } categories[NCAT] = {
+/* A name and its description: categories and events. */
+typedef struct {
+    const char *name, *desc;
+} named;
+
+/* The index of name in table[0..n), or -1. */
+static int index_of(const named *table, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static const named categories[NCAT] = {
     [CAT_CORE]      = { "mempi_core", "MemPI core: start-up, waiting policy, binding, PMI, "
                                       "statistics and diagnostics" },
     [CAT_TRANSPORT] = { "mempi_transport", "MemPI transports: shared-memory queues and pools, "
@@ -253,9 +267,7 @@ int mp_t_finalize(void)
 }
 
 /* ---- events ---------------------------------------------------------------------------- */
-static const struct {
-    const char *name, *desc;
-} events[MP_T_NEVENTS] = {
+static const named events[MP_T_NEVENTS] = {
     [MP_T_EVENT_UNEXPECTED] = { "mempi_unexpected_arrival",
                                 "a message arrived before a matching receive was posted and "
                                 "waits in the unexpected queue" },
@@ -420,10 +432,7 @@ int mp_t_event_get_info(int index, char *name, int *name_len, int *verbosity,
 
 static int find_event(const char *name, int unused)
 {
-    for (int i = 0; i < MP_T_NEVENTS; i++)
-        if (strcmp(events[i].name, name) == 0)
-            return i;
-    return -1;
+    return index_of(events, MP_T_NEVENTS, name);
 }
 
 int mp_t_event_handle_alloc(int index, MPI_T_event_registration *reg)
@@ -1025,10 +1034,7 @@ int mp_t_category_get_info(int cat, char *name, int *name_len, char *desc, int *
 
 static int find_category(const char *name, int unused)
 {
-    for (int i = 0; i < NCAT; i++)
-        if (strcmp(categories[i].name, name) == 0)
-            return i;
-    return -1;
+    return index_of(categories, NCAT, name);
 }
 
 int mp_t_category_get_index(const char *name, int *cat)
