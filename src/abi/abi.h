@@ -87,6 +87,18 @@ static inline const void *mp_abi_buf_in(const void *b)
 {
     return b == MPI_IN_PLACE ? (const void *)MP_ABI_M_IN_PLACE : b;
 }
+/* MPI_BUFFER_AUTOMATIC is (void *)2 in the standard ABI and (void *)-2 in MemPI's. */
+#define MP_ABI_M_BUFFER_AUTOMATIC ((void *)(intptr_t)-2)
+static inline void *mp_abi_attach_in(void *b)
+{
+    return b == MPI_BUFFER_AUTOMATIC ? MP_ABI_M_BUFFER_AUTOMATIC : b;
+}
+/* buffer_addr of a detach points to the void * that received the buffer's address. */
+static inline void mp_abi_detached_out(void *buffer_addr)
+{
+    if (*(void **)buffer_addr == MP_ABI_M_BUFFER_AUTOMATIC)
+        *(void **)buffer_addr = MPI_BUFFER_AUTOMATIC;
+}
 static inline int *mp_abi_weights_in(const int *w)
 {
     if (w == MPI_UNWEIGHTED) return mp_mpich_MPI_UNWEIGHTED;

@@ -36,8 +36,11 @@ int main(int argc, char **argv)
 
     int version, subversion;
     CHECK_MPI(MPI_Get_version(&version, &subversion));
-    CHECK(version == 4 && subversion == 1 && MPI_VERSION == 4 && MPI_SUBVERSION == 1,
-          "version %d.%d", version, subversion);
+    CHECK(version == 4 && subversion == 1, "version %d.%d", version, subversion);
+#ifndef MPI_ABI_VERSION   /* the standard ABI's header is MPI 5.0's, whatever the library */
+    CHECK(MPI_VERSION == 4 && MPI_SUBVERSION == 1, "header version %d.%d", MPI_VERSION,
+          MPI_SUBVERSION);
+#endif
 
     /* Status accessors. */
     MPI_Status st;
