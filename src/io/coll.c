@@ -116,6 +116,32 @@ static int below_eof(void *ctx, MPI_Offset off, size_t len, size_t done)
     return 1;
 }
 
+/* Scratch buffer i of f (SCR_SPAN, SCR_SEND, SCR_RECV), at least n bytes.  The buffers
+ * live from one access to the next: a buffer of megabytes allocated afresh is fresh memory
+ * (malloc maps it, free unmaps it), and the first touch of every page is a page fault that
+ * costs more than copying the data itself, on a virtual machine several times more.  Up to
+ * cb_buffer_size bytes each are kept (scratch_trim); the file's close frees them. */
+enum { SCR_SPAN, SCR_SEND, SCR_RECV };
+static char *scratch(mp_file *f, int i, size_t n)
+{
+    if (f->cb_cap[i] < n) {
+        free(f->cb_scratch[i]);
+        f->cb_scratch[i] = mp_malloc(n);
+        f->cb_cap[i] = n;
+    }
+    return f->cb_scratch[i];
+}
+
+static void scratch_trim(mp_file *f)
+{
+    for (int i = 0; i < 3; i++)
+        if (f->cb_cap[i] > (size_t)f->hints.cb_buffer_size) {
+            free(f->cb_scratch[i]);
+            f->cb_scratch[i] = NULL;
+            f->cb_cap[i] = 0;
+        }
+}
+
 /* One round: exchange, aggregate, exchange back (reads).  Returns an MPI error code. */
 static int round_trip(const char *F, mp_file *f, int write, const layout *L, int r,
                       MPI_Offset pos, size_t bytes, char *mem, int my_agg)
@@ -157,8 +183,8 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
     free(both_r);
     int64_t *sdesc = mp_malloc(sizeof(int64_t) * (size_t)(stot + 1));
     int64_t *rdesc = mp_malloc(sizeof(int64_t) * (size_t)(rtot + 1));
-    char *sdata = mp_malloc((size_t)(write ? sbtot : rbtot) + 1);
-    char *rdata = mp_malloc((size_t)(write ? rbtot : sbtot) + 1);
+    char *sdata = scratch(f, SCR_SEND, (size_t)(write ? sbtot : rbtot) + 1);
+    char *rdata = scratch(f, SCR_RECV, (size_t)(write ? rbtot : sbtot) + 1);
     for (int k = 0; k < L->naggs; k++) {
         int64_t *d = sdesc + sd[L->agg[k]];
         char *data = sdata + sbd[L->agg[k]];
@@ -193,7 +219,7 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
             if (ps[i].off + ps[i].len > whi)
                 whi = ps[i].off + ps[i].len;
         }
-        char *span = mp_malloc((size_t)(whi - wlo));
+        char *span = scratch(f, SCR_SPAN, (size_t)(whi - wlo));
         /* the span is locked like any write, so that a sieving independent writer's
          * read-modify-write of an overlapping block cannot undo it (access.c) */
         int locked = write && mp_io_write_locks(f) &&
@@ -212,7 +238,6 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
             for (size_t i = 0; i < np; i++)
                 memcpy(sdata + ps[i].mpos, span + (ps[i].off - wlo), (size_t)ps[i].len);
         }
-        free(span);
         free(ps);
     }
     if (!cerr && !write)
@@ -233,8 +258,6 @@ static int round_trip(const char *F, mp_file *f, int write, const layout *L, int
     free(cnt);
     free(sdesc);
     free(rdesc);
-    free(sdata);
-    free(rdata);
     return cerr ? cerr : err;
 }
 
@@ -318,6 +341,7 @@ int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t
             err = rerr;
     }
     free(L.agg);
+    scratch_trim(f);
     /* every rank learns whether an aggregator failed */
     int e = err ? mp_error_class_of(err) : 0, any;
     int aerr = mp_allreduce(&e, &any, 1, mp_datatype_get(MPI_INT), MPI_MAX, c);

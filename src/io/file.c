@@ -138,6 +138,8 @@ static void file_destroy(mp_file *f)
     mp_errhandler_release(f->errhandler);
     if (f->comm)
         mp_comm_free_internal(f->comm);
+    for (int i = 0; i < 3; i++)
+        free(f->cb_scratch[i]);
     f->magic = 0;
     free(f->name);
     free(f);

@@ -54,6 +54,9 @@ struct mp_file {
     int split_active, split_write, split_where;
     const void *split_buf;
     MPI_Status split_status;
+    /* coll.c's buffers (span, data sent, data received), kept from one access to the next */
+    char *cb_scratch[3];
+    size_t cb_cap[3];
 };
 
 /* view.c: data representations.  Native data moves as it is; external32 and user
