@@ -19,6 +19,7 @@
  * the device.  The files are removed at the end.
  */
 #include "bench.h"
+#include "io_block.h"
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -66,21 +67,8 @@ static int set_view(MPI_File fh, int p, long size, int *count, MPI_Datatype *mty
     int P = bench.nprocs, r = bench.rank;
     MPI_Datatype ft;
     if (p == 0) {
-        int px = 1;
-        for (int d = 1; d * d <= P; d++)
-            if (P % d == 0) px = d;
-        int py = P / px;
-        int n = 1;
-        while ((long)(n + 1) * (n + 1) * 8 <= size) n++;       /* n x n doubles */
-        int gs[2] = { n, n }, sub[2], st[2], co[2] = { r / py, r % py }, dims[2] = { px, py };
-        for (int d = 0; d < 2; d++) {
-            st[d] = (int)((long)gs[d] * co[d] / dims[d]);
-            sub[d] = (int)((long)gs[d] * (co[d] + 1) / dims[d]) - st[d];
-        }
-        MPI_Type_create_subarray(2, gs, sub, st, MPI_ORDER_C, MPI_DOUBLE, &ft);
-        *count = sub[0] * sub[1];
+        ft = io_block_2d(P, r, size, count);
         *mtype = MPI_DOUBLE;
-        MPI_Type_commit(&ft);
         MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
     } else if (p == 1) {
         MPI_Datatype blk;
