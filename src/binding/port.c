@@ -376,7 +376,10 @@ int mp_do_unpublish_name(const char *F, const char *service_name, MPI_Info info,
 
 #define PARENT_KEY "PARENT_ROOT_PORT_NAME"
 
-static mp_comm *parent_comm;          /* the children's side of the spawn, or NULL */
+/* The children's side of the spawn (MPI_COMM_NULL if none).  Kept as a handle, not a
+ * pointer: once the communicator is freed or disconnected the handle no longer leads to a
+ * communicator marked is_spawn_parent, even if a new communicator reuses the number. */
+static MPI_Comm parent_handle = MPI_COMM_NULL;
 
 /* The root's request to the process manager; returns an MPI error code (no handler). */
 static int spawn_request(const char *F, int count, char **commands, char ***argvs,
@@ -480,17 +483,18 @@ int mp_spawn_connect_parent(void)
         l.path = port + strlen(PORT_PREFIX);
     MPI_Comm h = MPI_COMM_NULL;
     int err = connect_over("MPI_Init", mp_world.comm_world, 0, &l, &h);
-    if (!err)
-        parent_comm = mp_comm_get(h);
+    if (!err) {
+        mp_comm_get(h)->is_spawn_parent = 1;
+        parent_handle = h;
+    }
     return err;
 }
 
 int mp_do_comm_get_parent(const char *F, MPI_Comm *parent)
 {
-    /* freed or disconnected: the handle no longer names that object */
-    if (parent_comm && mp_comm_get(parent_comm->handle) == parent_comm)
-        *parent = parent_comm->handle;
-    else
-        parent_comm = NULL;
+    mp_comm *c = mp_comm_get(parent_handle);
+    if (!c || !c->is_spawn_parent)
+        parent_handle = MPI_COMM_NULL;      /* freed or disconnected */
+    *parent = parent_handle;
     return MPI_SUCCESS;
 }

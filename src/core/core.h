@@ -97,6 +97,7 @@ typedef struct mp_comm {
     int *world;                       /* local group rank -> world rank (shares group->world) */
     mp_group *group;
     int is_inter;
+    int is_spawn_parent;              /* a spawned process's intercommunicator to its parents */
     int remote_size;
     int *remote_world;                /* intercommunicators: remote rank -> world rank */
     mp_group *remote_group;

@@ -127,6 +127,7 @@ int main(int argc, char **argv)
     mp_kvs_free(job.kvs);
     free(job.conns);
     free(job.ranks);
+    free(job.spawned);
     mp_options_free(&opt);
     return rc;
 }
