@@ -173,6 +173,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    if (check_several_hosts(MPI_COMM_WORLD)) {   /* README: one host only */
+        if (wrank == 0)
+            printf("SKIP: dynamic processes between jobs on several hosts are not implemented\n");
+        MPI_Finalize();
+        return 77;
+    }
     ports_alone();
     accept_connect(size);
     names();

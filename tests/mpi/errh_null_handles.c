@@ -77,10 +77,14 @@ int main(int argc, char **argv)
     NULLED(session, MPI_SESSION_NULL, MPI_Session_init((MPI_Info)0x5c000077, MPI_ERRORS_RETURN,
                                                        &session), "MPI_Session_init");
     int errcodes[1];
-    NULLED(inter, MPI_COMM_NULL, rc = MPI_Comm_spawn(NO_PROGRAM, MPI_ARGV_NULL, 1, MPI_INFO_NULL,
-                                                     0, MPI_COMM_WORLD, &inter, errcodes),
-           "MPI_Comm_spawn");
-    CHECK(spawn_class(rc), "MPI_Comm_spawn: class not MPI_ERR_SPAWN");
+    /* dynamic processes work on one host only (README): across hosts the spawn is left out */
+    const int spawn = !check_several_hosts(MPI_COMM_WORLD);
+    if (spawn) {
+        NULLED(inter, MPI_COMM_NULL, rc = MPI_Comm_spawn(NO_PROGRAM, MPI_ARGV_NULL, 1,
+                                                         MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                                                         &inter, errcodes), "MPI_Comm_spawn");
+        CHECK(spawn_class(rc), "MPI_Comm_spawn: class not MPI_ERR_SPAWN");
+    }
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_File_create_errhandler(NULL, &eh),
            "MPI_File_create_errhandler");
     NULLED(eh, MPI_ERRHANDLER_NULL, MPI_Session_create_errhandler(NULL, &eh),
@@ -96,10 +100,12 @@ int main(int argc, char **argv)
                                             &fh), "MPI_File_open");
     CHECK(handled == 0, "MPI_File_open on a communicator with its own handler: the "
           "communicator's handler ran %d times", handled);
-    NULLED(inter, MPI_COMM_NULL, MPI_Comm_spawn(NO_PROGRAM, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
-                                                dup, &inter, errcodes), "MPI_Comm_spawn");
-    CHECK(handled == 1, "MPI_Comm_spawn on a communicator with its own handler: the handler "
-          "ran %d times", handled);
+    if (spawn) {
+        NULLED(inter, MPI_COMM_NULL, MPI_Comm_spawn(NO_PROGRAM, MPI_ARGV_NULL, 1, MPI_INFO_NULL,
+                                                    0, dup, &inter, errcodes), "MPI_Comm_spawn");
+        CHECK(handled == 1, "MPI_Comm_spawn on a communicator with its own handler: the "
+              "handler ran %d times", handled);
+    }
 
     /* ---- windows (implemented): creators that fail ---- */
     void *base = (void *)GARBAGE;
