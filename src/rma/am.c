@@ -236,7 +236,8 @@ static void on_regions(int world, mp_win *win, const mp_hdr *h)
 
 static void grant_or_queue(mp_win *win, int world, int origin, int exclusive, uint64_t cookie)
 {
-    if (!win->lock_waiting && mp_winlock_try(win->my_ctl, exclusive)) {
+    /* Readers first (win.h): a shared request never waits behind a queued exclusive one. */
+    if ((!exclusive || !win->lock_waiting) && mp_winlock_try(win->my_ctl, exclusive)) {
         send_ack(world, win, cookie);
         return;
     }
@@ -257,16 +258,23 @@ static void grant_or_queue(mp_win *win, int world, int origin, int exclusive, ui
     }
 }
 
-void mp_rma_grant_waiting(mp_win *win)
+/* Grants every queued request the lock word admits now, oldest first; one that must wait
+ * does not hold back the shared ones behind it (readers first, win.h). */
+int mp_rma_grant_waiting(mp_win *win)
 {
-    while (win->lock_waiting) {
-        mp_lock_req *q = win->lock_waiting;
-        if (!mp_winlock_try(win->my_ctl, q->exclusive))
-            return;
-        win->lock_waiting = q->next;
+    int granted = 0;
+    for (mp_lock_req **pp = &win->lock_waiting; *pp;) {
+        mp_lock_req *q = *pp;
+        if (!mp_winlock_try(win->my_ctl, q->exclusive)) {
+            pp = &q->next;
+            continue;
+        }
+        *pp = q->next;
         send_ack(win->t[q->origin].world, win, q->cookie);
         free(q);
+        granted++;
     }
+    return granted;
 }
 
 static int retry_lock_waiters(void)
@@ -274,9 +282,7 @@ static int retry_lock_waiters(void)
     int events = 0;
     for (mp_win **pp = &lock_waiters; *pp;) {
         mp_win *w = *pp;
-        mp_lock_req *before = w->lock_waiting;
-        mp_rma_grant_waiting(w);
-        events += w->lock_waiting != before;
+        events += mp_rma_grant_waiting(w);
         if (!w->lock_waiting) {
             *pp = w->next_waiting;
             w->next_waiting = NULL;

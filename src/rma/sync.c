@@ -30,15 +30,11 @@ int mp_winlock_try(mp_win_ctl *ctl, int exclusive)
     for (;;) {
         unsigned want;
         if (exclusive) {
-            if (v & ~MP_LOCK_WAIT) {
-                /* held: announce an exclusive requester so readers hold back */
-                if (!(v & MP_LOCK_WAIT))
-                    atomic_fetch_or_explicit(&ctl->lock, MP_LOCK_WAIT, memory_order_relaxed);
+            if (v)
                 return 0;
-            }
             want = MP_LOCK_EXCL;
         } else {
-            if (v & (MP_LOCK_EXCL | MP_LOCK_WAIT))
+            if (v & MP_LOCK_EXCL)
                 return 0;
             want = v + 1;
         }

@@ -7,9 +7,11 @@
  * MPI_Win_allocate and MPI_Win_allocate_shared, by every rank's window memory.
  *
  * Lock words (docs/rma.md):
- *   lock   passive-target lock of one rank's window: bit 31 exclusive holder, bit 30 an
- *          exclusive requester waits (new shared requests hold back), bits 0-29 shared
- *          holders.  Acquired with a compare-and-swap (acquire order) by the origin itself
+ *   lock   passive-target lock of one rank's window: bit 31 exclusive holder, bits 0-30
+ *          shared holders.  Shared requests are granted whenever no exclusive lock is held
+ *          (readers first): a process may hold shared locks while it waits for more
+ *          (MPI_Win_lock_all, several MPI_Win_lock), so holding readers back for a waiting
+ *          writer could close a cycle of waits between two such processes.  Acquired with a compare-and-swap (acquire order) by the origin itself
  *          when the target is on its host, by the target's progress engine on behalf of a
  *          remote origin; released with a release store (exclusive) or fetch_sub (shared),
  *          so everything the holder wrote is visible to the next holder.
@@ -28,8 +30,6 @@
 #include "coll/coll.h"
 
 #define MP_LOCK_EXCL  0x80000000u
-#define MP_LOCK_WAIT  0x40000000u
-#define MP_LOCK_READS 0x3fffffffu
 
 typedef struct mp_win_ctl {
     atomic_uint lock;
@@ -199,7 +199,7 @@ void mp_rma_hdr(mp_hdr *h, int type, const mp_win *win);
 mp_rma_reply *mp_rma_reply_new(unsigned *due, mp_rma_opstate *op);
 void mp_rma_op_part_done(mp_rma_opstate *op);
 /* Grants what it can of the remote lock requests waiting on `win` (after a release). */
-void mp_rma_grant_waiting(mp_win *win);
+int mp_rma_grant_waiting(mp_win *win);   /* how many requests it granted */
 size_t mp_rma_max_payload(int world);
 
 /* progress_thread.c */
