@@ -101,8 +101,8 @@ int mp_do_parrived(const char *F, MPI_Request request, int partition, int *flag)
     }
     if ((err = arg_part(F, request, 0, &req)) || (err = arg_partition(F, req, partition)))
         return err;
-    if (!mp_part_arrived(req))
+    if (!mp_part_arrived(req, partition))
         mp_progress();
-    *flag = mp_part_arrived(req);
+    *flag = mp_part_arrived(req, partition);
     return MPI_SUCCESS;
 }

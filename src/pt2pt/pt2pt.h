@@ -55,7 +55,8 @@ int  mp_start(mp_request *req);
 void mp_persistent_free(mp_request *req);
 
 /* Partitioned communication (part.c): kind MP_REQ_PART, a persistent request whose data moves
- * as one message once every partition is ready.  The binding checks arguments and state
+ * as one message per unit of the receiver's partitions, each as soon as the sender's
+ * partitions under it are ready.  The binding checks arguments and state
  * (active, partition in range, not ready twice) before calling these. */
 int  mp_part_init(int is_send, void *buf, int partitions, MPI_Aint count, mp_datatype *dt,
                   int peer, int tag, mp_comm *comm, mp_request **out);
@@ -66,7 +67,7 @@ int  mp_part_partitions(const mp_request *req);
 int  mp_part_active(const mp_request *req);       /* started, not yet completed */
 int  mp_part_is_ready(const mp_request *req, int partition);
 int  mp_part_done(const mp_request *req);         /* inactive counts as done */
-int  mp_part_arrived(const mp_request *req);      /* the data is in the receive buffer */
+int  mp_part_arrived(const mp_request *req, int partition); /* its data is in the buffer */
 int  mp_part_finish(mp_request *req, MPI_Status *status);   /* complete: back to inactive */
 void mp_part_status(const mp_request *req, MPI_Status *status); /* of a complete request */
 void mp_part_free(mp_request *req);
