@@ -12,6 +12,8 @@
 #   make DEBUG=1          build into build-debug/ with the protocol's assertions (MP_ASSERT)
 #   make install PREFIX=/opt/mempi
 #   make wheel            a wheel for pip in dist/ (DIST=...): `make install` for a Python environment
+#   make dist             the release tarball dist/mempi-<version>.tar.gz (mk/dist.mk)
+#   make deb              a Debian package in dist/ (mk/deb.mk, tools/deb/)
 
 PREFIX   ?= /usr/local
 SANITIZE ?=
@@ -27,9 +29,12 @@ endif
 VERSION  := 0.1.0
 CC       ?= cc
 OPT      ?= -O2
+# $(BUILD)/gen is named by its absolute path so that the flags, and so the flags stamp below,
+# are the same whether BUILD is given relative (`make`) or absolute (the tests' make install,
+# make wheel, make deb): a difference would rebuild everything each time.
 CFLAGS_COMMON := -std=c11 -g $(OPT) -fPIC -D_GNU_SOURCE -DMEMPI_BUILD \
                  -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-                 -fvisibility=hidden -Iinclude -Isrc -I$(BUILD)/gen \
+                 -fvisibility=hidden -Iinclude -Isrc -I$(abspath $(BUILD))/gen \
                  -DMEMPI_VERSION='"$(VERSION)"'
 ifneq ($(DEBUG),)
 CFLAGS_COMMON += -DMP_DEBUG
@@ -150,13 +155,15 @@ demo: all
 config-table: $(BUILD)/bin/mempi-info
 	tools/gen-config-table $(BUILD)/bin/mempi-info README.md
 
+# DESTDIR stages the install for a package (mk/deb.mk): files go to $(DESTDIR)$(PREFIX), and
+# what names the prefix (mempi.pc) names $(PREFIX).
 install: all
-	mkdir -p $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/bin
-	cp -RP $(BUILD)/include/* $(PREFIX)/include/         # -R: include/abi/ (standard ABI)
-	cp -P $(BUILD)/lib/libmpi* $(PREFIX)/lib/        # libmpi*: also libmpich*
+	mkdir -p $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	cp -RP $(BUILD)/include/* $(DESTDIR)$(PREFIX)/include/   # -R: include/abi/ (standard ABI)
+	cp -P $(BUILD)/lib/libmpi* $(DESTDIR)$(PREFIX)/lib/      # libmpi*: also libmpich*
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' tools/wrappers/mempi.pc.in \
-	    > $(PREFIX)/lib/pkgconfig/mempi.pc
-	cp -P $(BUILD)/bin/* $(PREFIX)/bin/
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mempi.pc
+	cp -P $(BUILD)/bin/* $(DESTDIR)$(PREFIX)/bin/
 
 # The wheel's build backend (also what `pip install .` runs) calls make again with these
 # variables, then `make install` into a staging prefix; see tools/pip/mempi_backend.py.

@@ -12,7 +12,8 @@
  *     MemPI keeps for MPICH's C++ binding (MPII_Op_set_cxx, MPII_Errhandler_set_cxx,
  *     MPII_Keyval_set_proxy): the object stores the user's function and MemPI calls it through
  *     our caller.  Generalized requests and data representations wrap the user's functions
- *     and extra_state in a block that the callers receive as their extra_state.
+ *     and extra_state in a block that the callers receive as their extra_state; MPI_T event,
+ *     dropped and free callbacks likewise, with the block as their user_data.
  *   - attribute reads whose values are constants of the ABI (MPI_HOST, MPI_IO, MPI_APPNUM's
  *     MPI_UNDEFINED ..., MPI_LASTUSEDCODE, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL): the value
  *     is converted into a per-process copy and a pointer to that copy is returned.
@@ -20,6 +21,7 @@
  */
 #define MP_ABI_DEFINE_TABLES
 #include "abi/abi.h"
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -703,3 +705,155 @@ int PMPI_Register_datarep_c(const char *datarep_name, MPI_Datarep_conversion_fun
 }
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
+
+/* ---- MPI_T event callbacks --------------------------------------------------------------- */
+/* MemPI calls an event callback, a dropped handler and a free callback with its own
+ * MPI_T_cb_safety numbers, and passes back the user_data it was given: a block (evcb) holding
+ * the user's function and user_data.  The registration and the event instance are the same
+ * pointers in both ABIs.  A dropped handler gets no user_data of its own (MemPI passes the one
+ * of the callback being delivered, or of MPI_T_event_handle_free), so the user's dropped
+ * handler is kept per registration (evreg), which every block points to.  Blocks live until
+ * their registration is freed: a callback replaced at one safety level may still be running
+ * on another thread, so its block is not freed then.  The list of registrations is short (one
+ * entry per registration with callbacks) and read only when callbacks change. */
+extern int mp_mpich_PMPI_T_event_register_callback(void *, int, int, void *, void *);
+extern int mp_mpich_PMPI_T_event_set_dropped_handler(void *, void *);
+extern int mp_mpich_PMPI_T_event_handle_free(void *, void *, void *);
+
+typedef struct evreg evreg;
+typedef struct evcb {
+    void *fn;                            /* the user's event or free callback */
+    void *user;
+    evreg *reg;                          /* NULL: the registration never had standard-ABI callbacks */
+    struct evcb *next;
+} evcb;
+struct evreg {
+    MPI_T_event_registration handle;
+    MPI_T_event_dropped_cb_function *dropped;
+    evcb *blocks;
+    evreg *next;
+};
+static evreg *evregs;
+static pthread_mutex_t evlock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The registration's entry, made when make is set; call with evlock held. */
+static evreg *evreg_of(MPI_T_event_registration h, int make)
+{
+    for (evreg *r = evregs; r; r = r->next)
+        if (r->handle == h)
+            return r;
+    evreg *r = make ? calloc(1, sizeof *r) : NULL;
+    if (r) {
+        *r = (evreg){ .handle = h, .next = evregs };
+        evregs = r;
+    }
+    return r;
+}
+/* Unlinks and frees the entry with its blocks; call with evlock held. */
+static void evreg_drop(evreg *r)
+{
+    for (evreg **pp = &evregs; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    for (evcb *b = r->blocks, *nb; b; b = nb) {
+        nb = b->next;
+        free(b);
+    }
+    free(r);
+}
+static int ev_no_mem(const char *func)
+{
+    return mp_abi_err_out(mp_error(NULL, mp_abi_errclass_in(MPI_ERR_NO_MEM), func, "out of memory"));
+}
+
+static void ev_event(MPI_T_event_instance e, MPI_T_event_registration reg, int safety, void *b_)
+{
+    evcb *b = b_;
+    ((MPI_T_event_cb_function *)b->fn)(e, reg, mp_abi_cbsafety_out(safety), b->user);
+}
+static void ev_dropped(MPI_Count count, MPI_T_event_registration reg, int source, int safety,
+                       void *b_)
+{
+    evcb *b = b_;
+    if (b && b->reg && b->reg->dropped)
+        b->reg->dropped(count, reg, source, mp_abi_cbsafety_out(safety), b->user);
+}
+static void ev_free(MPI_T_event_registration reg, int safety, void *b_)
+{
+    evcb *b = b_;
+    if (b->fn)
+        ((MPI_T_event_free_cb_function *)b->fn)(reg, mp_abi_cbsafety_out(safety), b->user);
+}
+
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data,
+                                   MPI_T_event_cb_function *event_cb_function)
+{
+    const char *func = "MPI_T_event_register_callback";
+    evcb *b = NULL;
+    pthread_mutex_lock(&evlock);
+    if (event_cb_function) {
+        evreg *r = evreg_of(event_registration, 1);
+        b = r ? malloc(sizeof *b) : NULL;
+        if (b == NULL) {
+            pthread_mutex_unlock(&evlock);
+            return ev_no_mem(func);
+        }
+        *b = (evcb){ (void *)event_cb_function, user_data, r, r->blocks };
+        r->blocks = b;
+    }
+    int rc = mp_mpich_PMPI_T_event_register_callback(event_registration,
+                                                     mp_abi_cbsafety_in(cb_safety), mp_abi_in(info),
+                                                     b, b ? (void *)ev_event : NULL);
+    if (rc != 0 && b) {                  /* not registered: the block goes, and an empty entry */
+        evreg *r = b->reg;
+        r->blocks = b->next;
+        free(b);
+        if (r->blocks == NULL && r->dropped == NULL)
+            evreg_drop(r);
+    }
+    pthread_mutex_unlock(&evlock);
+    return mp_abi_err_out(rc);
+}
+
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                     MPI_T_event_dropped_cb_function *dropped_cb_function)
+{
+    pthread_mutex_lock(&evlock);
+    evreg *r = evreg_of(event_registration, 1);
+    if (r == NULL) {
+        pthread_mutex_unlock(&evlock);
+        return ev_no_mem("MPI_T_event_set_dropped_handler");
+    }
+    int rc = mp_mpich_PMPI_T_event_set_dropped_handler(event_registration,
+                                                       dropped_cb_function ? (void *)ev_dropped : NULL);
+    if (rc == 0)
+        r->dropped = dropped_cb_function;
+    else if (r->blocks == NULL && r->dropped == NULL)
+        evreg_drop(r);
+    pthread_mutex_unlock(&evlock);
+    return mp_abi_err_out(rc);
+}
+
+/* MemPI calls the last dropped handler and the free callback inside MPI_T_event_handle_free,
+ * so the registration's blocks are freed after it returns. */
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                             MPI_T_event_free_cb_function *free_cb_function)
+{
+    pthread_mutex_lock(&evlock);
+    evreg *r = evreg_of(event_registration, 0);
+    pthread_mutex_unlock(&evlock);
+    evcb fb = { (void *)free_cb_function, user_data, r, NULL };
+    int rc = mp_mpich_PMPI_T_event_handle_free(event_registration, &fb, (void *)ev_free);
+    if (rc == 0 && r) {
+        pthread_mutex_lock(&evlock);
+        evreg_drop(r);
+        pthread_mutex_unlock(&evlock);
+    }
+    return mp_abi_err_out(rc);
+}
+#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
+#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
+#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free

@@ -114,6 +114,13 @@ static inline int mp_abi_cbsafety_in(MPI_T_cb_safety s)
     return s == MPI_T_CB_REQUIRE_NONE ? 0 : s == MPI_T_CB_REQUIRE_MPI_RESTRICTED ? 1 :
            s == MPI_T_CB_REQUIRE_THREAD_SAFE ? 2 : 3;
 }
+static inline MPI_T_cb_safety mp_abi_cbsafety_out(int s)
+{
+    return s == 0 ? MPI_T_CB_REQUIRE_NONE : s == 1 ? MPI_T_CB_REQUIRE_MPI_RESTRICTED :
+           s == 2 ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE;
+}
+/* The length an IN/OUT count gives an output array (MPI_T_event_get_info's num_elements). */
+static inline int mp_abi_inlen(const int *n) { return n && *n > 0 ? *n : 0; }
 
 /* ---- ranks and tags: the hot path's only constants ---- */
 static inline int mp_abi_rank_in(int r) { return r >= 0 ? r : mp_abi_rank_in_slow(r); }

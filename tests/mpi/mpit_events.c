@@ -86,6 +86,11 @@ static void on_none(MPI_T_event_instance e, MPI_T_event_registration reg, MPI_T_
 static void on_dropped(MPI_Count count, MPI_T_event_registration reg, int source,
                        MPI_T_cb_safety s, void *user)
 {
+    /* the user data of the callback being delivered (rn's: NULL) or of MPI_T_event_handle_free */
+    CHECK(user == NULL || user == &free_token, "dropped handler user data %p", user);
+    CHECK(s == MPI_T_CB_REQUIRE_NONE || s == MPI_T_CB_REQUIRE_MPI_RESTRICTED ||
+          s == MPI_T_CB_REQUIRE_THREAD_SAFE || s == MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE,
+          "dropped handler at level %d", (int)s);
     dropped_count += (int)count;
 }
 
