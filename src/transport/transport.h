@@ -199,4 +199,13 @@ int  mp_conn_attach(int id, mp_conn_inbox *mine, int my_slot, const char *peer_n
                     int peer_slot);
 void mp_conn_inbox_done(mp_conn_inbox *in);
 
+/* ---- the network transport's interface, for other hosts' connections (net/net.c) ------- */
+
+/* In a job that uses the network transport (its ranks span hosts): the IP address of this
+ * process's endpoint (port field 0), so a listening socket there is reachable from every host
+ * the job reaches; returns 0.  Otherwise -1: a job on one host has no network interface it may
+ * listen on. */
+struct sockaddr_storage;
+int  mp_net_local_address(struct sockaddr_storage *sa, unsigned *len);
+
 #endif

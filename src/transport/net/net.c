@@ -27,8 +27,10 @@
  * a stub: a job whose ranks span hosts stops at MPI_Init saying how to get the net transport.
  */
 #include "transport/net/net.h"
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #ifndef MEMPI_HAVE_LIBFABRIC
 
@@ -45,6 +47,13 @@ int mp_net_init(void)
 
 void mp_net_finalize(void)
 {
+}
+
+int mp_net_local_address(struct sockaddr_storage *sa, unsigned *len)
+{
+    (void)sa;
+    (void)len;
+    return -1;
 }
 
 #else
@@ -344,6 +353,22 @@ static int exchange_addresses(void)
                                  "endpoint address of rank %d", w);
     }
     return MPI_SUCCESS;
+}
+
+int mp_net_local_address(struct sockaddr_storage *sa, unsigned *len)
+{
+    size_t n = sizeof *sa;
+    memset(sa, 0, sizeof *sa);
+    if (!mp_net.active || fi_getname(&mp_net.ep->fid, sa, &n) != 0 || n > sizeof *sa)
+        return -1;
+    if (sa->ss_family == AF_INET)
+        ((struct sockaddr_in *)sa)->sin_port = 0;
+    else if (sa->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)sa)->sin6_port = 0;
+    else
+        return -1;                    /* not an IP fabric: no TCP port beside it */
+    *len = (unsigned)n;
+    return 0;
 }
 
 /* Which rendezvous messages fi_read/fi_write move; larger ones take the CTS+FRAG pipeline.
