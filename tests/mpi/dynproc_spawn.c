@@ -11,6 +11,7 @@
  * wdir (the children check their working directory): MPI_APPNUM is 0, 0, 1 in the children,
  * whose MPI_COMM_WORLD has 3 processes.  A command that does not exist fails the spawn with
  * MPI_ERR_SPAWN on every parent, errcodes included.  array_of_errcodes must be MPI_SUCCESS.
+ * MPI_UNIVERSE_SIZE is at least the parents' job size, and the children's is the parents'.
  */
 #include <mpi.h>
 #include "check.h"
@@ -37,6 +38,9 @@ static void child(int argc, char **argv)
     } else {
         CHECK(size == atoi(argv[2]), "world of %d, expected %s", size, argv[2]);
         CHECK(!flag || appnum == 0, "appnum %d", appnum);
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &attr, &flag);
+        CHECK(flag && *attr == atoi(argv[3]), "the children's MPI_UNIVERSE_SIZE is %d, the "
+              "parents' %s", flag ? *attr : -1, argv[3]);
     }
     for (int p = 0; p < rsize; p++) {
         int v = -1;
@@ -106,10 +110,16 @@ int main(int argc, char **argv)
     }
     MPI_Comm_get_parent(&parent);
     CHECK(parent == MPI_COMM_NULL, "the parents have a parent");
+    int *usize, flag = 0;
+    char universe[16];
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
+    CHECK(flag && *usize >= size, "MPI_UNIVERSE_SIZE %d in a job of %d", flag ? *usize : -1,
+          size);
+    snprintf(universe, sizeof universe, "%d", *usize);
     for (int n = 1; n <= 3; n++) {
         char count[8];
         snprintf(count, sizeof count, "%d", n);
-        char *args[] = { "child", count, NULL };
+        char *args[] = { "child", count, universe, NULL };
         for (int i = 0; i < 3; i++)
             errs[i] = -1;
         CHECK_MPI(MPI_Comm_spawn(argv[0], args, n, MPI_INFO_NULL, size - 1, MPI_COMM_WORLD,
