@@ -12,8 +12,14 @@
  *      groups gather their processes' descriptions -- job id, rank in that job, host
  *      identity, inbox name -- which the roots swap and broadcast;
  *   3. every process looks each remote process up in the process table (core/procs.c) and,
- *      if it is new, adds it and attaches a channel to it; a process already known (same
- *      job, or an earlier connection) keeps its id and channel;
+ *      if it is new, adds it and attaches a channel to it: shared memory on the same host;
+ *      to a process of another job on another host, the network transport.  For those the
+ *      groups swap a second record per process (same gather/swap/broadcast): its network
+ *      address (a job on one host opens its endpoint here, at its first such peer) and its
+ *      ids of the other group's processes, which its packets carry as their source, since
+ *      each job numbers processes its own way.  Receive buffers for a new network peer are
+ *      posted before the address goes out, so its first packets always find room.  A
+ *      process already known (same job, or an earlier connection) keeps its id and channel;
  *   4. one context-id agreement over both groups (context.c, mp_ctx_agree_bridged), its two
  *      trees joined by a bridge between the roots: an intercommunicator {root} x {other root}
  *      on a wire context that no communicator ever gets (MP_CTX_DYN_BRIDGE), with a tag both
@@ -24,10 +30,8 @@
  * Every decision (sizes, "another host", errors of the exchange) is computed from data that
  * both groups hold in full, so both reach the same verdict and neither waits for the other.
  *
- * Processes of another job on another host would need the network transport's addresses in
- * the descriptions; that is not implemented, and such a connection fails on both sides with
- * MPI_ERR_UNSUPPORTED_OPERATION.  Foreign processes of one (job, host) share a node id of
- * their own (mp_procs_new_node), so collectives never look for them in this node's segment.
+ * Foreign processes of one (job, host) share a node id of their own (mp_procs_new_node), so
+ * collectives never look for them in this node's segment.
  */
 #include "comm/comm.h"
 #include "transport/transport.h"

@@ -15,6 +15,13 @@
  *   3. Each rank puts its endpoint name, in hex, under "mempi-net-<rank>" into the PMI
  *      key-value space; after the fence every rank inserts its remote peers' addresses.
  *
+ * Processes of other jobs on other hosts (dynamic processes) join later: mp_net_prepare posts
+ * receive buffers of their own for each (a pool per peer), mp_net_attach inserts its address;
+ * a job on one host opens its endpoint then (mp_net_address).  Such a peer numbers processes
+ * its own way, so our packets to it carry its id of us (peer.wire_src) as their source.  It
+ * takes no part in the goodbye below nor in liveness checks: its job ends when it will, and
+ * after MPI_Comm_disconnect nothing of ours is in flight to it.
+ *
  * Finalize: wait until our sends completed, send BYE to every remote peer (ordered after all
  * our data) and wait for every peer's BYE (so nothing it sent us is still in flight) and its
  * BYE_ACK (so it has our BYE); a BYE is answered with BYE_ACK whenever it arrives.  Those two
