@@ -6,7 +6,9 @@
  * MPI_Attr_get, MPI_Attr_delete, MPI_Keyval_free) are the communicator functions under other
  * names, as they are in C.  Predefined communicator attributes (MPI_TAG_UB, MPI_HOST, MPI_IO,
  * MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM, MPI_LASTUSEDCODE) are answered from
- * static ints on every communicator and cannot be set, deleted or freed.
+ * static ints on every communicator and cannot be set, deleted or freed.  MPI_UNIVERSE_SIZE is
+ * the process manager's (PMI get_universe_size: MemPI's mpiexec's --universe-size or its slots;
+ * Hydra's; the job's size where the manager has none), asked when first read.
  *
  * Attribute values come in every language form (comm.h, MP_ATTR_*): the C entry points pass
  * MP_ATTR_PTR, the Fortran ones (fortran/attr.c) MP_ATTR_AINT or, for MPI_ATTR_PUT/GET,
@@ -14,6 +16,7 @@
  * Fortran binding's entry points: they take the big lock and raise their errors.
  */
 #include "binding/binding.h"
+#include "core/pmi.h"
 
 static int is_comm_predefined(int keyval)
 {
@@ -30,7 +33,11 @@ int mp_attr_predefined(int keyval, void **value, int *flag)
     case MPI_HOST: p = &host; break;
     case MPI_IO: p = &io; break;
     case MPI_WTIME_IS_GLOBAL: p = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE: universe = mp_world.size; p = &universe; break;
+    case MPI_UNIVERSE_SIZE:
+        if (mp_pmi_universe_size(&universe) != 0 || universe < 1)
+            universe = mp_world.size;
+        p = &universe;
+        break;
     case MPI_APPNUM: appnum = mp_world.appnum; p = &appnum; break;
     case MPI_LASTUSEDCODE: lastused = mp_error_last_used(); p = &lastused; break;
     default: break;

@@ -1,17 +1,23 @@
 /* port.c -- ports, MPI_Comm_accept/connect/join/spawn, and the name service.  MemPI, BSD-3-Clause (see LICENSE). */
 /*
- * A port is a listening Unix-domain stream socket in this user's private directory
- * (${TMPDIR:-/tmp}/mempi-<uid>, mode 0700, checked to be ours and private before use), under
- * a random name: the port name is "mempi-port:unix:<path>".  Nothing listens on a TCP port.
- * Only the roots use the socket: the acceptor's root accepts one connection on it, the
- * connector's root connects to it, and the two swap what src/comm/dynamic.c asks
- * (mp_dyn_connect does everything else, collectively, and calls the root's I/O function
- * without the big lock: accept and connect block until the other side arrives, as the
- * standard says they do).  MPI_Comm_join is the same connection over the caller's socket,
- * between the two processes' MPI_COMM_SELF.  Connecting across hosts would need a TCP port
- * on the fabric's interface; it is not implemented (dynamic.c refuses such groups).
+ * A port is a listening stream socket, and only the roots use it: the acceptor's root accepts
+ * one connection on it, the connector's root connects to it, and the two swap what
+ * src/comm/dynamic.c asks (mp_dyn_connect does everything else, collectively, and calls the
+ * root's I/O function without the big lock: accept and connect block until the other side
+ * arrives, as the standard says they do).  MPI_Comm_join is the same connection over the
+ * caller's socket, between the two processes' MPI_COMM_SELF.  Two kinds of port:
+ *   - in a job on one host, a Unix-domain socket in this user's private directory
+ *     (${TMPDIR:-/tmp}/mempi-<uid>, mode 0700, checked to be ours and private before use),
+ *     under a random name: "mempi-port:unix:<path>".  Such a job never listens on a network
+ *     port.
+ *   - in a job whose ranks span hosts (it uses the network transport), a TCP socket on the
+ *     address of the transport's endpoint (mp_net_local_address), so a process on any host
+ *     the fabric reaches can connect: "mempi-port:tcp:<port>:<token>:<numeric address>".
+ *     Anyone on that network can reach the socket, so the name carries 16 random bytes (in
+ *     hex) that the connector sends first; a connection that does not show them within a few
+ *     seconds is closed, and the root goes on accepting.
  *
- * MPI_Close_port closes the socket and removes its file; it rejects a name this process
+ * MPI_Close_port closes the socket and removes its file (Unix); it rejects a name this process
  * never opened.  The set of open ports is an array searched linearly (a process opens a
  * handful); the entry points hold the big lock.
  *
@@ -38,8 +44,12 @@
 #include "binding/binding.h"
 #include "comm/comm.h"
 #include "core/pmi.h"
+#include "transport/transport.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +60,15 @@
 #include <unistd.h>
 
 #define PORT_PREFIX "mempi-port:unix:"
+#define TCP_PREFIX "mempi-port:tcp:"
+#define TOKEN_BYTES 16
+#define TOKEN_WAIT_MS 5000            /* a TCP connection shows the token within this */
 
 typedef struct port {
     char name[MPI_MAX_PORT_NAME];
     int fd;
+    int tcp;                          /* connections must show the token first */
+    unsigned char token[TOKEN_BYTES];
 } port;
 
 static struct {
@@ -95,8 +110,59 @@ static long port_find(const char *name)
     return -1;
 }
 
+static port *port_add(int fd)
+{
+    if (ports.count == ports.cap) {
+        ports.cap = ports.cap ? 2 * ports.cap : 8;
+        ports.open = mp_realloc(ports.open, ports.cap * sizeof *ports.open);
+    }
+    port *p = &ports.open[ports.count++];
+    memset(p, 0, sizeof *p);
+    p->fd = fd;
+    return p;
+}
+
+static void to_hex(const unsigned char *in, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", in[i]);
+}
+
+/* A TCP port on the network transport's address (the job spans hosts). */
+static int open_tcp_port(const char *F, struct sockaddr_storage *sa, unsigned salen,
+                         char *port_name_out)
+{
+    unsigned char token[TOKEN_BYTES];
+    char host[NI_MAXHOST], serv[NI_MAXSERV], hex[2 * TOKEN_BYTES + 1];
+    socklen_t len = salen;
+    if (mp_random_bytes(token, sizeof token) != 0)
+        return mp_err(F, MPI_ERR_OTHER, "no randomness for a port's token");
+    int fd = socket(sa->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), rc = 0;
+    if (fd < 0 || bind(fd, (struct sockaddr *)sa, salen) != 0 || listen(fd, 64) != 0 ||
+        getsockname(fd, (struct sockaddr *)sa, &len) != 0 ||
+        (rc = getnameinfo((struct sockaddr *)sa, len, host, sizeof host, serv, sizeof serv,
+                          NI_NUMERICHOST | NI_NUMERICSERV)) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return mp_err(F, MPI_ERR_OTHER, "cannot listen on a TCP port of the network "
+                      "transport's interface: %s", rc ? gai_strerror(rc) : strerror(e));
+    }
+    to_hex(token, sizeof token, hex);
+    port *p = port_add(fd);
+    p->tcp = 1;
+    memcpy(p->token, token, sizeof token);
+    snprintf(p->name, sizeof p->name, TCP_PREFIX "%s:%s:%s", serv, hex, host);
+    snprintf(port_name_out, MPI_MAX_PORT_NAME, "%s", p->name);
+    return MPI_SUCCESS;
+}
+
 int mp_do_open_port(const char *F, MPI_Info info, char *port_name_out)
 {
+    struct sockaddr_storage ss;
+    unsigned sslen = 0;
+    if (mp_net_local_address(&ss, &sslen) == 0)
+        return open_tcp_port(F, &ss, sslen, port_name_out);
     char dir[MPI_MAX_PORT_NAME], path[MPI_MAX_PORT_NAME];
     int err = private_dir(F, "", dir, sizeof dir);
     if (err)
@@ -120,15 +186,18 @@ int mp_do_open_port(const char *F, MPI_Info info, char *port_name_out)
             close(fd);
         return mp_err(F, MPI_ERR_OTHER, "cannot listen on %s: %s", path, strerror(e));
     }
-    if (ports.count == ports.cap) {
-        ports.cap = ports.cap ? 2 * ports.cap : 8;
-        ports.open = mp_realloc(ports.open, ports.cap * sizeof *ports.open);
-    }
-    port *p = &ports.open[ports.count++];
+    port *p = port_add(fd);
     snprintf(p->name, sizeof p->name, PORT_PREFIX "%s", path);
-    p->fd = fd;
     snprintf(port_name_out, MPI_MAX_PORT_NAME, "%s", p->name);
     return MPI_SUCCESS;
+}
+
+/* Closes a port's socket and removes its file. */
+static void port_drop(port *p)
+{
+    close(p->fd);
+    if (!p->tcp)
+        unlink(p->name + strlen(PORT_PREFIX));
 }
 
 int mp_do_close_port(const char *F, const char *name)
@@ -137,8 +206,7 @@ int mp_do_close_port(const char *F, const char *name)
     if (i < 0)
         return mp_err(F, MPI_ERR_PORT, "port_name \"%.*s\" is not a port this process opened",
                       MPI_MAX_PORT_NAME, name);
-    close(ports.open[i].fd);
-    unlink(ports.open[i].name + strlen(PORT_PREFIX));
+    port_drop(&ports.open[i]);
     ports.open[i] = ports.open[--ports.count];
     return MPI_SUCCESS;
 }
@@ -146,10 +214,8 @@ int mp_do_close_port(const char *F, const char *name)
 /* MPI_Finalize: the ports still open go, socket files included. */
 void mp_ports_close_all(void)
 {
-    for (size_t i = 0; i < ports.count; i++) {
-        close(ports.open[i].fd);
-        unlink(ports.open[i].name + strlen(PORT_PREFIX));
-    }
+    for (size_t i = 0; i < ports.count; i++)
+        port_drop(&ports.open[i]);
     free(ports.open);
     memset(&ports, 0, sizeof ports);
 }
@@ -159,7 +225,8 @@ void mp_ports_close_all(void)
 typedef struct root_link {
     int fd;                           /* the connection, -1 until made */
     int listen_fd;                    /* accept: the port's socket; -1 to connect */
-    const char *path;                 /* connect: the port's socket file */
+    const unsigned char *token;       /* accept on a TCP port: what connections must show */
+    const char *target;               /* connect: the port's name */
 } root_link;
 
 static int socket_io(int fd, void *buf, size_t n, int writing)
@@ -177,24 +244,108 @@ static int socket_io(int fd, void *buf, size_t n, int writing)
     return 0;
 }
 
+/* 1 if the connection shows `token` within TOKEN_WAIT_MS. */
+static int shows_token(int fd, const unsigned char *token)
+{
+    unsigned char got[TOKEN_BYTES];
+    size_t have = 0;
+    while (have < sizeof got) {
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        int r = poll(&pf, 1, TOKEN_WAIT_MS);
+        if (r < 0 && errno == EINTR)
+            continue;
+        ssize_t k = r > 0 ? recv(fd, got + have, sizeof got - have, 0) : -1;
+        if (k <= 0)
+            return 0;
+        have += (size_t)k;
+    }
+    return memcmp(got, token, sizeof got) == 0;
+}
+
+static int accept_peer(root_link *l)
+{
+    for (;;) {
+        int fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0 && errno == EINTR)
+            continue;
+        if (fd < 0 || !l->token || shows_token(fd, l->token))
+            return fd;
+        close(fd);                    /* a stranger on the network: keep waiting */
+    }
+}
+
+static int from_hex(const char *in, unsigned char *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        if (sscanf(in + 2 * i, "%2x", &v) != 1)
+            return -1;
+        out[i] = (unsigned char)v;
+    }
+    return 0;
+}
+
+/* Connects to a port by its name (either kind); the socket, or -1 with errno set. */
+static int connect_port(const char *name)
+{
+    if (strncmp(name, PORT_PREFIX, strlen(PORT_PREFIX)) == 0) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", name + strlen(PORT_PREFIX));
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            fd = -1;
+        }
+        return fd;
+    }
+    /* mempi-port:tcp:<port>:<token>:<address> */
+    char serv[NI_MAXSERV] = "";
+    unsigned char token[TOKEN_BYTES];
+    const char *p = name + strlen(TCP_PREFIX), *colon;
+    if (strncmp(name, TCP_PREFIX, strlen(TCP_PREFIX)) != 0 || !(colon = strchr(p, ':')) ||
+        (size_t)(colon - p) >= sizeof serv || strlen(colon + 1) < 2 * TOKEN_BYTES + 2 ||
+        colon[1 + 2 * TOKEN_BYTES] != ':' || from_hex(colon + 1, token, sizeof token) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(serv, p, (size_t)(colon - p));
+    struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+                              .ai_socktype = SOCK_STREAM }, *ai = NULL;
+    if (getaddrinfo(colon + 2 + 2 * TOKEN_BYTES, serv, &hints, &ai) != 0 || ai == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    if (fd >= 0 && (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
+                    socket_io(fd, token, sizeof token, 1) != 0)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = -1;
+    }
+    if (fd >= 0)                      /* the exchange is a few small request/answer pairs */
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    freeaddrinfo(ai);
+    return fd;
+}
+
 static int link_io(void *arg, const void *out, size_t nout, void *in, size_t nin)
 {
     root_link *l = arg;
-    if (l->fd < 0 && l->listen_fd >= 0) {
-        do
-            l->fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        while (l->fd < 0 && errno == EINTR);
-    } else if (l->fd < 0 && l->path) {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", l->path);
-        l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (l->fd >= 0 && connect(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-            close(l->fd);
-            l->fd = -1;
-        }
-    }
+    errno = 0;
+    if (l->fd < 0 && l->listen_fd >= 0)
+        l->fd = accept_peer(l);
+    else if (l->fd < 0 && l->target)
+        l->fd = connect_port(l->target);
     if (l->fd < 0)
         return errno ? errno : EBADF;
+    if (l->token) {
+        int one = 1;
+        setsockopt(l->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        l->token = NULL;
+    }
     int e = socket_io(l->fd, (void *)out, nout, 1);
     return e ? e : socket_io(l->fd, in, nin, 0);
 }
@@ -219,11 +370,13 @@ static int connect_over(const char *F, mp_comm *comm, int root, root_link *l, MP
 int mp_do_comm_accept(const char *F, const char *port_name, MPI_Info info, int root,
                       mp_comm *comm, MPI_Comm *newcomm)
 {
-    root_link l = { -1, -1, NULL };
+    root_link l = { -1, -1, NULL, NULL };
     if (comm->rank == root) {
         long i = port_find(port_name);
-        if (i >= 0)
+        if (i >= 0) {
             l.listen_fd = ports.open[i].fd;
+            l.token = ports.open[i].tcp ? ports.open[i].token : NULL;
+        }
         /* else: the exchange fails, and the whole group learns it (MPI_ERR_PORT) */
     }
     if (comm->is_inter)
@@ -234,11 +387,11 @@ int mp_do_comm_accept(const char *F, const char *port_name, MPI_Info info, int r
 int mp_do_comm_connect(const char *F, const char *port_name, MPI_Info info, int root,
                        mp_comm *comm, MPI_Comm *newcomm)
 {
-    root_link l = { -1, -1, NULL };
+    root_link l = { -1, -1, NULL, NULL };
     if (comm->is_inter)
         return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
-    if (comm->rank == root && strncmp(port_name, PORT_PREFIX, strlen(PORT_PREFIX)) == 0)
-        l.path = port_name + strlen(PORT_PREFIX);
+    if (comm->rank == root)
+        l.target = port_name;
     return connect_over(F, comm, root, &l, newcomm);
 }
 
@@ -247,7 +400,7 @@ int mp_do_comm_connect(const char *F, const char *port_name, MPI_Info info, int 
 int mp_do_comm_join(const char *F, int fd, MPI_Comm *intercomm)
 {
     MP_BIG_LOCK();
-    root_link l = { fd, -2, NULL };
+    root_link l = { fd, -2, NULL, NULL };
     return connect_over(F, mp_world.comm_self, 0, &l, intercomm);
 }
 
@@ -445,7 +598,11 @@ int mp_do_comm_spawn_multiple(const char *F, int count, char *array_of_commands[
     }
     int err = mp_bcast(outcome, 2, mp_datatype_get(MPI_INT), root, comm);
     if (!err && !outcome[0]) {
-        root_link l = { -1, p >= 0 ? ports.open[p].fd : -1, NULL };
+        root_link l = { -1, -1, NULL, NULL };
+        if (p >= 0) {
+            l.listen_fd = ports.open[p].fd;
+            l.token = ports.open[p].tcp ? ports.open[p].token : NULL;
+        }
         err = connect_over(F, comm, root, &l, intercomm);
     } else if (!err) {
         err = comm->rank == root ? outcome[0]
@@ -477,10 +634,9 @@ int mp_spawn_connect_parent(void)
     if (spawned == NULL || strcmp(spawned, "1") != 0)
         return MPI_SUCCESS;
     char port[MPI_MAX_PORT_NAME] = "";
-    root_link l = { -1, -1, NULL };
-    if (mp_world.rank == 0 && mp_pmi_get(PARENT_KEY, port, sizeof port) == 0 &&
-        strncmp(port, PORT_PREFIX, strlen(PORT_PREFIX)) == 0)
-        l.path = port + strlen(PORT_PREFIX);
+    root_link l = { -1, -1, NULL, NULL };
+    if (mp_world.rank == 0 && mp_pmi_get(PARENT_KEY, port, sizeof port) == 0)
+        l.target = port;
     MPI_Comm h = MPI_COMM_NULL;
     int err = connect_over("MPI_Init", mp_world.comm_world, 0, &l, &h);
     if (!err) {

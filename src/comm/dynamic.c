@@ -12,8 +12,14 @@
  *      groups gather their processes' descriptions -- job id, rank in that job, host
  *      identity, inbox name -- which the roots swap and broadcast;
  *   3. every process looks each remote process up in the process table (core/procs.c) and,
- *      if it is new, adds it and attaches a channel to it; a process already known (same
- *      job, or an earlier connection) keeps its id and channel;
+ *      if it is new, adds it and attaches a channel to it: shared memory on the same host;
+ *      to a process of another job on another host, the network transport.  For those the
+ *      groups swap a second record per process (same gather/swap/broadcast): its network
+ *      address (a job on one host opens its endpoint here, at its first such peer) and its
+ *      ids of the other group's processes, which its packets carry as their source, since
+ *      each job numbers processes its own way.  Receive buffers for a new network peer are
+ *      posted before the address goes out, so its first packets always find room.  A
+ *      process already known (same job, or an earlier connection) keeps its id and channel;
  *   4. one context-id agreement over both groups (context.c, mp_ctx_agree_bridged), its two
  *      trees joined by a bridge between the roots: an intercommunicator {root} x {other root}
  *      on a wire context that no communicator ever gets (MP_CTX_DYN_BRIDGE), with a tag both
@@ -24,10 +30,8 @@
  * Every decision (sizes, "another host", errors of the exchange) is computed from data that
  * both groups hold in full, so both reach the same verdict and neither waits for the other.
  *
- * Processes of another job on another host would need the network transport's addresses in
- * the descriptions; that is not implemented, and such a connection fails on both sides with
- * MPI_ERR_UNSUPPORTED_OPERATION.  Foreign processes of one (job, host) share a node id of
- * their own (mp_procs_new_node), so collectives never look for them in this node's segment.
+ * Foreign processes of one (job, host) share a node id of their own (mp_procs_new_node), so
+ * collectives never look for them in this node's segment.
  */
 #include "comm/comm.h"
 #include "transport/transport.h"
@@ -111,20 +115,10 @@ static mp_comm *bridge_new(int remote_root)
     return b;
 }
 
-/* Adds and attaches every remote process that has no channel yet; fills ids[]. */
-static int attach_all(const desc *remote, int nremote, mp_conn_inbox *inbox, int my_index,
-                      int *ids)
+/* 1 if the processes described by a and b are of different jobs on different hosts. */
+static int apart(const desc *a, const desc *b)
 {
-    int old = mp_world.nprocs, err = MPI_SUCCESS;
-    for (int j = 0; j < nremote && !err; j++) {
-        ids[j] = mp_procs_find(remote[j].job, remote[j].rank);
-        if (ids[j] >= 0)
-            continue;
-        ids[j] = mp_procs_add(remote[j].job, remote[j].rank, node_for(&remote[j]));
-        err = mp_conn_attach(ids[j], inbox, j, remote[j].inbox, my_index);
-    }
-    mp_procs_grown(old);
-    return err;
+    return strcmp(a->job, b->job) != 0 && strcmp(a->host, b->host) != 0;
 }
 
 /* 1 if some pair (local, remote) of different jobs lives on different hosts. */
@@ -132,9 +126,113 @@ static int crosses_hosts(const desc *a, int na, const desc *b, int nb)
 {
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++)
-            if (strcmp(a[i].job, b[j].job) != 0 && strcmp(a[i].host, b[j].host) != 0)
+            if (apart(&a[i], &b[j]))
                 return 1;
     return 0;
+}
+
+/* Every process's record of `size` bytes goes to every process of both groups: gathered
+ * (kept in rank order in local[]), swapped by the roots, broadcast (remote[], nremote records
+ * of rsize bytes).  `sh` is the root's, broadcast with the outcome (sh->status). */
+static int swap_records(mp_comm *comm, const int *ranks, int me, mp_dyn_io *io, void *arg,
+                        int io_class, const void *mine, size_t size, void *local,
+                        void *remote, size_t rsize, int nremote, shared *sh)
+{
+    int n = comm->size;
+    char *gathered = mp_malloc(size * (size_t)n);
+    int err = mp_xfer_allgather(comm, ranks, n, me, MP_TAG_DYN, mine, size, gathered);
+    for (int i = 0; i < n && !err; i++)
+        memcpy((char *)local + size * (size_t)ranks[i], gathered + size * (size_t)i, size);
+    free(gathered);
+    if (err)
+        return err;
+    if (me == 0 && root_io(io, arg, local, size * (size_t)n, remote, rsize * (size_t)nremote))
+        sh->status = io_class;
+    if ((err = mp_xfer_bcast(comm, ranks, n, me, MP_TAG_DYN, sh, sizeof *sh)) ||
+        (!sh->status && (err = mp_xfer_bcast(comm, ranks, n, me, MP_TAG_DYN, remote,
+                                             rsize * (size_t)nremote))))
+        return err;
+    return sh->status ? mp_error_code(sh->status, "the exchange of process descriptions with "
+                                      "the other group's root failed") : MPI_SUCCESS;
+}
+
+/* What a process tells the other group when the groups span hosts: its network address
+ * (len 0: it needs none, -1: it could not open one) and its ids of the other group's
+ * processes (nids of them follow), which the other group's packets carry as their source. */
+typedef struct netrec {
+    int32_t len;
+    int32_t pad;
+    unsigned char addr[MP_NET_ADDRESS_MAX];
+    int32_t ids[];
+} netrec;
+
+#define NETREC(base, size, i) ((netrec *)((char *)(base) + (size) * (size_t)(i)))
+
+/* Processes of other jobs on other hosts: network addresses and ids both ways, then every
+ * such new peer is reached through the network transport.  Collective over both groups;
+ * every decision is made from records that both groups hold in full. */
+static int attach_over_network(mp_comm *comm, const int *ranks, int me, mp_dyn_io *io,
+                               void *arg, int io_class, const desc *local, const desc *remote,
+                               int nremote, const int *ids, const char *fresh)
+{
+    int n = comm->size, err = MPI_SUCCESS, need = 0;
+    for (int j = 0; j < nremote; j++)
+        need |= fresh[j] && apart(&local[comm->rank], &remote[j]);
+    size_t size = sizeof(netrec) + sizeof(int32_t) * (size_t)nremote;
+    size_t rsize = sizeof(netrec) + sizeof(int32_t) * (size_t)n;
+    netrec *mine = mp_calloc(1, size);
+    char *lrec = mp_calloc((size_t)n, size), *rrec = mp_calloc((size_t)nremote, rsize);
+    int len = 0;
+    if (need && (mp_net_address(mine->addr, &len) != MPI_SUCCESS || len <= 0))
+        len = -1;
+    mine->len = len;
+    for (int j = 0; j < nremote; j++) {
+        mine->ids[j] = ids[j];
+        if (len > 0 && fresh[j] && apart(&local[comm->rank], &remote[j]) &&
+            mp_net_prepare(ids[j]) != MPI_SUCCESS)
+            mine->len = -1;
+    }
+    shared sh = { MPI_SUCCESS, 0, { 0, 0 } };
+    err = swap_records(comm, ranks, me, io, arg, io_class, mine, size, lrec, rrec, rsize,
+                       nremote, &sh);
+    /* Every pair apart needs both addresses: a failure anywhere fails everyone. */
+    for (int i = 0; i < n && !err; i++)
+        for (int j = 0; j < nremote && !err; j++)
+            if (apart(&local[i], &remote[j]) &&
+                (NETREC(lrec, size, i)->len < 0 || NETREC(rrec, rsize, j)->len < 0))
+                err = mp_error_code(MPI_ERR_OTHER, "rank %d of %s group could not open its "
+                                    "network endpoint to reach processes of another job on "
+                                    "another host (see MEMPI_NET_PROVIDER, MEMPI_NET_IFACE)",
+                                    NETREC(lrec, size, i)->len < 0 ? i : j,
+                                    NETREC(lrec, size, i)->len < 0 ? "this" : "the other");
+    for (int j = 0; j < nremote && !err; j++) {
+        netrec *r = NETREC(rrec, rsize, j);
+        if (fresh[j] && apart(&local[comm->rank], &remote[j]))
+            err = mp_net_attach(ids[j], r->addr, r->len, r->ids[comm->rank]);
+    }
+    free(mine);
+    free(lrec);
+    free(rrec);
+    return err;
+}
+
+/* Gives every remote process an id (a new one if it has none yet: fresh[j]) and attaches a
+ * shared-memory channel to each new one on this host; fills ids[].  The caller tells the
+ * layers of the new processes (mp_procs_grown) once every one has its transport. */
+static int attach_same_host(const desc *my, const desc *remote, int nremote,
+                            mp_conn_inbox *inbox, int my_index, int *ids, char *fresh)
+{
+    int err = MPI_SUCCESS;
+    for (int j = 0; j < nremote; j++) {
+        ids[j] = mp_procs_find(remote[j].job, remote[j].rank);
+        if (ids[j] >= 0)
+            continue;
+        fresh[j] = 1;
+        ids[j] = mp_procs_add(remote[j].job, remote[j].rank, node_for(&remote[j]));
+        if (!apart(my, &remote[j]) && !err)
+            err = mp_conn_attach(ids[j], inbox, j, remote[j].inbox, my_index);
+    }
+    return err;
 }
 
 int mp_dyn_connect(mp_comm *comm, int root, mp_dyn_io *io, void *arg, int io_class,
@@ -177,46 +275,37 @@ int mp_dyn_connect(mp_comm *comm, int root, mp_dyn_io *io, void *arg, int io_cla
     if ((err = mp_conn_inbox_create(nremote, my.inbox, &inbox)))
         goto out_descs;
     /* gathered in tree order, kept in rank order: slot j of an inbox is remote rank j's */
-    desc *gathered = mp_calloc((size_t)n, sizeof(desc));
-    err = mp_xfer_allgather(comm, ranks, n, me, MP_TAG_DYN, &my, sizeof my, gathered);
-    for (int i = 0; i < n && !err; i++)
-        local[ranks[i]] = gathered[i];
-    free(gathered);
-    if (err)
-        goto out_descs;
     shared sh = { MPI_SUCCESS, 0, { 0, 0 } };
     if (me == 0) {
-        if (root_io(io, arg, local, sizeof(desc) * (size_t)n, remote,
-                    sizeof(desc) * (size_t)nremote) != 0)
-            sh.status = io_class;
         /* the same tag at both roots, and another one for every connection they make */
         uint64_t lo = mine.nonce < theirs.nonce ? mine.nonce : theirs.nonce;
         uint64_t hi = mine.nonce < theirs.nonce ? theirs.nonce : mine.nonce;
         sh.tag = (int32_t)(mix(lo * 31 + hi) & 0x0fffffff);
     }
-    if ((err = mp_xfer_bcast(comm, ranks, n, me, MP_TAG_DYN, &sh, sizeof sh)) ||
-        (!sh.status && (err = mp_xfer_bcast(comm, ranks, n, me, MP_TAG_DYN, remote,
-                                            sizeof(desc) * (size_t)nremote))))
+    if ((err = swap_records(comm, ranks, me, io, arg, io_class, &my, sizeof my, local, remote,
+                            sizeof(desc), nremote, &sh)))
         goto out_descs;
-    if (sh.status) {
-        err = mp_error_code(sh.status, "the exchange of process descriptions with the other "
-                            "group's root failed");
-        goto out_descs;
-    }
     for (int j = 0; j < nremote; j++) {
         remote[j].job[MP_JOB_ID_MAX - 1] = remote[j].host[HOST_MAX - 1] = '\0';
         remote[j].inbox[MP_SHARED_NAME_MAX - 1] = '\0';
     }
-    if (crosses_hosts(local, n, remote, nremote)) {
-        err = mp_error_code(MPI_ERR_UNSUPPORTED_OPERATION, "the other group has processes of "
-                            "another job on another host; connecting jobs across hosts is not "
-                            "implemented in MemPI %s (same host: shared memory)", MEMPI_VERSION);
-        goto out_descs;
-    }
 
-    /* 3. channels */
+    /* 3. channels: shared memory on this host, the network to other hosts */
     int *ids = mp_malloc(sizeof(int) * (size_t)nremote);
-    if ((err = attach_all(remote, nremote, inbox, comm->rank, ids))) {
+    char *fresh = mp_calloc((size_t)nremote, 1);
+    int old = mp_world.nprocs;
+    err = attach_same_host(&my, remote, nremote, inbox, comm->rank, ids, fresh);
+    if (crosses_hosts(local, n, remote, nremote)) {      /* collective: also after an error */
+        int e = attach_over_network(comm, ranks, me, io, arg, io_class, local, remote,
+                                    nremote, ids, fresh);
+        err = err ? err : e;
+    }
+    for (int j = 0; j < nremote; j++)   /* failed attachments still need a transport */
+        if (fresh[j] && mp_world.procs[ids[j]].tp == NULL)
+            mp_world.procs[ids[j]].tp = mp_world.procs[mp_world.rank].tp;
+    mp_procs_grown(old);                /* the layers see each new process's transport */
+    free(fresh);
+    if (err) {
         free(ids);
         goto out_descs;
     }

@@ -64,6 +64,12 @@ int mp_transports_init(void)
     return MPI_SUCCESS;
 }
 
+void mp_transport_net_started(void)
+{
+    mp_progress_add_source(mp_net_transport.poll);
+    mp_shm_sleeper.complete = 0;      /* packets over the network ring no futex */
+}
+
 void mp_transports_finalize(void)
 {
     mp_net_finalize();

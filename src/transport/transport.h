@@ -199,4 +199,26 @@ int  mp_conn_attach(int id, mp_conn_inbox *mine, int my_slot, const char *peer_n
                     int peer_slot);
 void mp_conn_inbox_done(mp_conn_inbox *in);
 
+/* ---- the network transport's interface, for other hosts' connections (net/net.c) ------- */
+
+/* In a job that uses the network transport (its ranks span hosts): the IP address of this
+ * process's endpoint (port field 0), so a listening socket there is reachable from every host
+ * the job reaches; returns 0.  Otherwise -1: a job on one host has no network interface it may
+ * listen on. */
+struct sockaddr_storage;
+int  mp_net_local_address(struct sockaddr_storage *sa, unsigned *len);
+
+/* Processes of other jobs on other hosts are reached through the network transport.
+ * mp_net_address: this process's endpoint address (in a job on one host the endpoint is
+ * opened now, at its first connection to another host; MPI error code).  mp_net_attach:
+ * process `id` (already in the process table) is reached at `addr`, and its table names us
+ * `my_id_there` (what our packets carry as their source).  Such peers take no part in the
+ * goodbye of MPI_Finalize and in liveness checks: their job ends on its own. */
+#define MP_NET_ADDRESS_MAX 128
+int  mp_net_address(unsigned char addr[MP_NET_ADDRESS_MAX], int *len);
+int  mp_net_prepare(int id);          /* before our address goes out: buffers for its packets */
+int  mp_net_attach(int id, const unsigned char *addr, int len, int my_id_there);
+/* For the network transport: it started after MPI_Init (poll it; waits may not sleep). */
+void mp_transport_net_started(void);
+
 #endif

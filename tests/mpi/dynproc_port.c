@@ -8,15 +8,20 @@
  * MPI_ERR_PORT on every connecting rank.  Also: port names are distinct, Close_port releases
  * a port once and rejects names it never opened, and the name service publishes, finds (from
  * every rank), refuses a second publish and a second unpublish (MPI_ERR_SERVICE), and
- * reports an unknown name with MPI_ERR_NAME.
+ * reports an unknown name with MPI_ERR_NAME.  A job on one host gets Unix-socket ports, one
+ * across hosts TCP ports (reachable from the other hosts), where the acceptor ignores a
+ * connection that does not show the port's token.
  */
 #include <mpi.h>
 #include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-static int wrank;
+static int wrank, several_hosts;
 
 static int error_class(int err)
 {
@@ -34,6 +39,9 @@ static void ports_alone(void)
     CHECK(MPI_Open_port(MPI_INFO_NULL, b) == MPI_SUCCESS, "second Open_port failed");
     CHECK(a[0] != '\0' && strlen(a) < MPI_MAX_PORT_NAME, "port name '%s'", a);
     CHECK(strcmp(a, b) != 0, "two open ports share the name '%s'", a);
+    /* a job on one host never listens on the network; one across hosts must be reachable */
+    const char *kind = several_hosts ? "mempi-port:tcp:" : "mempi-port:unix:";
+    CHECK(strncmp(a, kind, strlen(kind)) == 0, "port '%s' is not a %s port", a, kind);
     CHECK(MPI_Close_port(a) == MPI_SUCCESS, "Close_port of '%s' failed", a);
     int err = MPI_Close_port(a);
     CHECK(error_class(err) == MPI_ERR_PORT, "closing '%s' twice gave class %d", a, error_class(err));
@@ -42,6 +50,26 @@ static void ports_alone(void)
     CHECK(MPI_Close_port(b) == MPI_SUCCESS, "Close_port of '%s' failed", b);
     err = MPI_Open_port(MPI_INFO_NULL, NULL);
     CHECK(error_class(err) == MPI_ERR_ARG, "Open_port(NULL) gave class %d", error_class(err));
+}
+
+/* A stranger on the network connects to a TCP port first and sends 16 wrong bytes (the
+ * token): the acceptor must drop it and still accept the real connection. */
+static void stranger(const char *port)
+{
+    char serv[32] = "";
+    const char *p = port + strlen("mempi-port:tcp:"), *colon = strchr(p, ':');
+    CHECK(colon && (size_t)(colon - p) < sizeof serv, "TCP port name '%s'", port);
+    memcpy(serv, p, (size_t)(colon - p));
+    const char *host = strchr(colon + 1, ':');
+    CHECK(host != NULL, "TCP port name '%s' has no address", port);
+    struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+                              .ai_socktype = SOCK_STREAM }, *ai = NULL;
+    CHECK(getaddrinfo(host + 1, serv, &hints, &ai) == 0, "address of '%s'", port);
+    int fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    CHECK(fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0, "connect to '%s'", port);
+    CHECK(write(fd, "0123456789abcdef", 16) == 16, "write to '%s'", port);
+    freeaddrinfo(ai);
+    close(fd);
 }
 
 /* mpi4py's testAcceptConnect: rank 0 accepts on MPI_COMM_SELF, the others connect over their
@@ -66,6 +94,8 @@ static void accept_connect(int size)
         if (wrank == 1)
             MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(wrank != 1 || strncmp(port, "mempi-port:", 11) == 0, "received port '%s'", port);
+        if (wrank == 1 && several_hosts)
+            stranger(port);
         CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, others, &inter));
     }
     MPI_Comm_test_inter(inter, &isinter);
@@ -140,7 +170,9 @@ static void names(void)
 {
     char port[MPI_MAX_PORT_NAME] = "", found[MPI_MAX_PORT_NAME] = "", service[64];
     int err;
-    snprintf(service, sizeof service, "mempi-test-%ld", (long)getppid());
+    long id = (long)getppid();        /* rank 0's: each host has its own launcher proxy */
+    MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    snprintf(service, sizeof service, "mempi-test-%ld", id);
     if (wrank == 0) {
         CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
         CHECK_MPI(MPI_Publish_name(service, MPI_INFO_NULL, port));
@@ -173,12 +205,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    if (check_several_hosts(MPI_COMM_WORLD)) {   /* README: one host only */
-        if (wrank == 0)
-            printf("SKIP: dynamic processes between jobs on several hosts are not implemented\n");
-        MPI_Finalize();
-        return 77;
-    }
+    several_hosts = check_several_hosts(MPI_COMM_WORLD);
     ports_alone();
     accept_connect(size);
     names();

@@ -45,6 +45,7 @@ typedef struct mp_options {
     int tag_output;
     double timeout;       /* seconds; 0 = none */
     int pmi_port;         /* serve PMI over TCP (PMI_PORT/PMI_ID) instead of PMI_FD */
+    long universe;        /* MPI_UNIVERSE_SIZE: -usize, else the slots (see options.c) */
 } mp_options;
 
 /* Parses argv; on a usage error prints one line and returns 2; on -h or

@@ -32,6 +32,10 @@ static void usage(FILE *f)
             "  --tag-output, -l         prefix every output line with \"[rank] \"\n"
             "  --timeout S              kill the job after S seconds and exit 124\n"
             "                           (default: $MPIEXEC_TIMEOUT, or none)\n"
+            "  -usize N, --universe-size N\n"
+            "                           MPI_UNIVERSE_SIZE: how many processes the job and\n"
+            "                           the jobs it spawns may use (default: the larger of\n"
+            "                           N and this host's online cores, its slots)\n"
             "  --report-bindings        every process prints one line to stderr at\n"
             "                           MPI_Init: the cores it is bound to, or why not\n"
             "                           (sets MEMPI_REPORT_BINDINGS=1; see MEMPI_BIND)\n"
@@ -144,6 +148,15 @@ static mp_app *new_app(mp_options *opt)
     return &a[opt->napps++];
 }
 
+/* MPI_UNIVERSE_SIZE when -usize is not given: the slots of this host (one per online core),
+ * or the job's size when it has more processes than that.  A spawned job gets its parent's. */
+static void default_universe(mp_options *opt)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (opt->universe == 0)
+        opt->universe = opt->nprocs > cores ? opt->nprocs : cores;
+}
+
 /* The launcher of a spawned job (spawn.c starts it): options only, each program given as
  *   -n N [--wdir DIR] [--appenv NAME=VALUE]... --argc K PROGRAM ARG1..ARGK
  * after the job's --spawned and --preput KEY=VALUE options.  Not for users: no usage text. */
@@ -160,6 +173,9 @@ static int parse_spawned(int argc, char **argv, int i, mp_options *opt)
         if (strcmp(a, "--preput") == 0) {
             if (push(&opt->preput, &opt->npreput, next) < 0)
                 return usage_error("out of memory%s%s", "", "");
+        } else if (strcmp(a, "--universe-size") == 0) {
+            if (mp_pmi_parse_long(next, 1, 1L << 30, &opt->universe) < 0)
+                return usage_error("invalid universe size '%s' for %s", next, a);
         } else if (strcmp(a, "-n") == 0) {
             if (mp_pmi_parse_long(next, 1, MP_MPIEXEC_MAX_RANKS, &n) < 0)
                 return usage_error("invalid process count '%s' for %s", next, a);
@@ -192,6 +208,7 @@ static int parse_spawned(int argc, char **argv, int i, mp_options *opt)
     if (opt->nprocs > MP_MPIEXEC_MAX_RANKS)
         return usage_error("too many processes%s%s", "", "");
     opt->argv = opt->apps[0].argv;
+    default_universe(opt);
     return -1;
 }
 
@@ -271,6 +288,11 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
         } else if (strcmp(a, "--report-bindings") == 0 || strcmp(a, "-report-bindings") == 0) {
             if (add_env(opt, "MEMPI_REPORT_BINDINGS", strlen("MEMPI_REPORT_BINDINGS"), "1") < 0)
                 return usage_error("out of memory%s%s", "", "");
+        } else if (strcmp(a, "-usize") == 0 || strcmp(a, "--universe-size") == 0) {
+            if (next == NULL || mp_pmi_parse_long(next, 1, 1L << 30, &opt->universe) < 0)
+                return usage_error("invalid universe size '%s' for %s (expected a positive "
+                                   "count)", next ? next : "", a);
+            i++;
         } else if (strcmp(a, "--pmi-port") == 0) {
             opt->pmi_port = 1;
         } else if (is_multinode_option(a)) {
@@ -289,6 +311,7 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
         return usage_error("out of memory%s%s", "", "");
     app->nprocs = opt->nprocs;
     app->argv = opt->argv;
+    default_universe(opt);
     if (!have_timeout) {
         int rc = timeout_from_env(opt);
         if (rc != 0)

@@ -361,7 +361,7 @@ static void dispatch(mp_job *job, int conn, const mp_pmi_msg *m)
     else if (strcmp(cmd, "get_my_kvsname") == 0)
         do_simple(job, conn, "my_kvsname", "kvsname", job->kvsname);
     else if (strcmp(cmd, "get_universe_size") == 0) {
-        snprintf(number, sizeof number, "%d", job->n);
+        snprintf(number, sizeof number, "%ld", job->opt->universe);
         do_simple(job, conn, "universe_size", "size", number);
     } else if (strcmp(cmd, "put") == 0)
         do_put(job, conn, m);

@@ -218,6 +218,8 @@ static const char *build_argv(mp_job *job, request *r, argv_list *a)
     self[n] = '\0';
     add(a, self);
     add(a, "--spawned");
+    add(a, "--universe-size");                    /* a spawned job shares the universe */
+    add_long(a, job->opt->universe);
     for (int i = 0; i < r->npreput; i++) {
         add(a, "--preput");
         add(a, r->preput[i]);
@@ -261,7 +263,6 @@ static const char *build_argv(mp_job *job, request *r, argv_list *a)
         for (int k = 0; k < c->nargs; k++)
             add(a, c->args[k]);
     }
-    (void)job;
     return a->failed ? "out of memory" : NULL;
 }
 

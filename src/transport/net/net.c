@@ -15,6 +15,13 @@
  *   3. Each rank puts its endpoint name, in hex, under "mempi-net-<rank>" into the PMI
  *      key-value space; after the fence every rank inserts its remote peers' addresses.
  *
+ * Processes of other jobs on other hosts (dynamic processes) join later: mp_net_prepare posts
+ * receive buffers of their own for each (a pool per peer), mp_net_attach inserts its address;
+ * a job on one host opens its endpoint then (mp_net_address).  Such a peer numbers processes
+ * its own way, so our packets to it carry its id of us (peer.wire_src) as their source.  It
+ * takes no part in the goodbye below nor in liveness checks: its job ends when it will, and
+ * after MPI_Comm_disconnect nothing of ours is in flight to it.
+ *
  * Finalize: wait until our sends completed, send BYE to every remote peer (ordered after all
  * our data) and wait for every peer's BYE (so nothing it sent us is still in flight) and its
  * BYE_ACK (so it has our BYE); a BYE is answered with BYE_ACK whenever it arrives.  Those two
@@ -27,8 +34,10 @@
  * a stub: a job whose ranks span hosts stops at MPI_Init saying how to get the net transport.
  */
 #include "transport/net/net.h"
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #ifndef MEMPI_HAVE_LIBFABRIC
 
@@ -47,14 +56,46 @@ void mp_net_finalize(void)
 {
 }
 
+int mp_net_local_address(struct sockaddr_storage *sa, unsigned *len)
+{
+    (void)sa;
+    (void)len;
+    return -1;
+}
+
+int mp_net_address(unsigned char addr[MP_NET_ADDRESS_MAX], int *len)
+{
+    (void)addr;
+    *len = 0;
+    return mp_error_code(MPI_ERR_OTHER, "a process of another job is on another host, but "
+                         "MemPI was built without libfabric, so it has no network transport "
+                         "(install Debian's libfabric-dev and rebuild MemPI)");
+}
+
+int mp_net_prepare(int id)
+{
+    (void)id;
+    return MPI_ERR_INTERN;
+}
+
+int mp_net_attach(int id, const unsigned char *addr, int len, int my_id_there)
+{
+    (void)id, (void)addr, (void)len, (void)my_id_there;
+    return MPI_ERR_INTERN;
+}
+
 #else
 
 mp_net_state mp_net;
 
 const char *mp_net_peer_name(int world)
 {
-    static char name[64];
-    snprintf(name, sizeof name, "rank %d (host %d)", world, mp_nodes_host_of(world));
+    static char name[64 + MP_JOB_ID_MAX];
+    if (world >= mp_world.size)
+        snprintf(name, sizeof name, "rank %d of job %s (another job, on another host)",
+                 mp_procs_job_rank(world), mp_procs_job(world));
+    else
+        snprintf(name, sizeof name, "rank %d (host %d)", world, mp_nodes_host_of(world));
     return name;
 }
 
@@ -215,7 +256,7 @@ int mp_net_post_recv(mp_net_buf *b)
     ssize_t rc;
     unsigned spins = 0;
     /* The provider may briefly refuse while its queues drain; the buffer must go back. */
-    while ((rc = fi_recv(mp_net.ep, b->data, mp_net.buf_size, mp_net.desc, FI_ADDR_UNSPEC,
+    while ((rc = fi_recv(mp_net.ep, b->data, mp_net.buf_size, b->desc, FI_ADDR_UNSPEC,
                          &b->ctx)) == -FI_EAGAIN)
         mp_idle(&spins);
     if (rc != 0)
@@ -281,6 +322,8 @@ static int register_buffers(void)
     if (rc)
         return fi_fail("registering the buffer pool", rc);
     mp_net.desc = fi_mr_desc(mp_net.mr);
+    for (int i = mp_net.nsend; i < mp_net.nsend + mp_net.nrecv; i++)
+        mp_net.bufs[i].desc = mp_net.desc;
     return MPI_SUCCESS;
 }
 
@@ -344,6 +387,22 @@ static int exchange_addresses(void)
                                  "endpoint address of rank %d", w);
     }
     return MPI_SUCCESS;
+}
+
+int mp_net_local_address(struct sockaddr_storage *sa, unsigned *len)
+{
+    size_t n = sizeof *sa;
+    memset(sa, 0, sizeof *sa);
+    if (!mp_net.active || fi_getname(&mp_net.ep->fid, sa, &n) != 0 || n > sizeof *sa)
+        return -1;
+    if (sa->ss_family == AF_INET)
+        ((struct sockaddr_in *)sa)->sin_port = 0;
+    else if (sa->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)sa)->sin6_port = 0;
+    else
+        return -1;                    /* not an IP fabric: no TCP port beside it */
+    *len = (unsigned)n;
+    return 0;
 }
 
 /* Which rendezvous messages fi_read/fi_write move; larger ones take the CTS+FRAG pipeline.
@@ -416,10 +475,9 @@ static void tune_rxm(void)
     setenv("FI_OFI_RXM_SAR_LIMIT", "0", 0);
 }
 
-int mp_net_init(void)
+/* Provider, endpoint, buffers, posted receives: everything but the exchange of addresses. */
+static int open_transport(void)
 {
-    if (mp_nodes_nhosts() <= 1)
-        return MPI_SUCCESS;           /* every rank shares our memory: no network needed */
     const char *provider, *iface;
     int err, rma = 0;
     tune_rxm();
@@ -427,10 +485,13 @@ int mp_net_init(void)
         return err;
     if ((err = read_settings(&provider, &iface, &rma)))
         return err;
+    mp_net.npeers = mp_world.size;
     mp_net.peers = mp_calloc((size_t)mp_world.size, sizeof(mp_net_peer));
     mp_net.owed_list = mp_calloc((size_t)mp_world.size, sizeof(int));
     for (int w = 0; w < mp_world.size; w++) {
         mp_net.peers[w].remote = mp_nodes_host_of(w) != mp_world.host;
+        mp_net.peers[w].wire_src = mp_world.rank;
+        mp_net.peers[w].reachable = 1;
         mp_net.peers[w].credits = mp_net.credits;
         if (mp_net.peers[w].remote) {
             mp_net.peers[w].held = mp_calloc((size_t)mp_net.window, sizeof(mp_net_buf *));
@@ -446,12 +507,115 @@ int mp_net_init(void)
     mp_net.active = 1;
     for (int i = mp_net.nsend; i < mp_net.nsend + mp_net.nrecv; i++)
         mp_net_post_recv(&mp_net.bufs[i]);
-    if ((err = exchange_addresses()))
-        return err;
     mp_net.last_check = mp_net.last_beat = mp_wtime();
     for (int w = 0; w < mp_world.size; w++)
         mp_net.peers[w].last_heard = mp_net.last_check, mp_net.peers[w].may_beat = 1;
+    return MPI_SUCCESS;
+}
+
+int mp_net_init(void)
+{
+    if (mp_nodes_nhosts() <= 1)
+        return MPI_SUCCESS;           /* every rank shares our memory: no network needed */
+    int err;
+    if ((err = open_transport()) || (err = exchange_addresses()))
+        return err;
     describe();
+    return MPI_SUCCESS;
+}
+
+/* ---- processes of other jobs on other hosts (dynamic processes) ---------------------- */
+
+int mp_net_address(unsigned char addr[MP_NET_ADDRESS_MAX], int *len)
+{
+    int err;
+    if (!mp_net.active) {             /* a job on one host: its first peer on another host */
+        if ((err = open_transport()))
+            return err;
+        mp_transport_net_started();
+    }
+    size_t n = MP_NET_ADDRESS_MAX;
+    int rc = fi_getname(&mp_net.ep->fid, addr, &n);
+    if (rc)
+        return fi_fail("fi_getname", rc);
+    *len = (int)n;
+    return MPI_SUCCESS;
+}
+
+/* Receive buffers for one more remote peer: a pool of their own, registered if need be. */
+static int add_receive_buffers(void)
+{
+    int nb = mp_net.credits + MP_NET_RESERVE;
+    size_t size = (size_t)nb * mp_net.buf_size;
+    char *pool;
+    struct fid_mr *mr = NULL;
+    if (posix_memalign((void **)&pool, 4096, size) != 0)
+        return mp_error_code(MPI_ERR_NO_MEM, "network transport: cannot allocate %zu bytes of "
+                             "buffers", size);
+    if (mp_net.info->domain_attr->mr_mode & FI_MR_LOCAL) {
+        int rc = fi_mr_reg(mp_net.domain, pool, size, FI_RECV, 0, 0, 0, &mr, NULL);
+        if (rc) {
+            free(pool);
+            return fi_fail("registering receive buffers", rc);
+        }
+    }
+    mp_net.extra = mp_realloc(mp_net.extra, sizeof *mp_net.extra * (size_t)(mp_net.nextra + 1));
+    mp_net_buf *bufs = mp_calloc((size_t)nb, sizeof *bufs);
+    mp_net.extra[mp_net.nextra].pool = pool;
+    mp_net.extra[mp_net.nextra].bufs = bufs;
+    mp_net.extra[mp_net.nextra++].mr = mr;
+    /* the deferred ring holds every receive buffer: grow it, oldest entry first */
+    int total = mp_net.nrecv + nb;
+    if (mp_net.rma) {
+        __typeof__(mp_net.deferred) d = mp_calloc((size_t)total, sizeof *d);
+        for (int i = 0; i < mp_net.ndeferred; i++)
+            d[i] = mp_net.deferred[(mp_net.deferred_head + i) % mp_net.nrecv];
+        free(mp_net.deferred);
+        mp_net.deferred = d;
+        mp_net.deferred_head = 0;
+    }
+    mp_net.nrecv = total;
+    for (int i = 0; i < nb; i++) {
+        bufs[i].data = pool + (size_t)i * mp_net.buf_size;
+        bufs[i].kind = MP_NET_K_RECV;
+        bufs[i].desc = mr ? fi_mr_desc(mr) : NULL;
+        mp_net_post_recv(&bufs[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int mp_net_prepare(int id)
+{
+    if (id >= mp_net.npeers) {
+        int n = mp_world.nprocs > id ? mp_world.nprocs : id + 1;
+        mp_net.peers = mp_realloc(mp_net.peers, sizeof(mp_net_peer) * (size_t)n);
+        memset(&mp_net.peers[mp_net.npeers], 0, sizeof(mp_net_peer) * (size_t)(n - mp_net.npeers));
+        mp_net.owed_list = mp_realloc(mp_net.owed_list, sizeof(int) * (size_t)n);
+        mp_net.npeers = n;
+    }
+    mp_net_peer *p = &mp_net.peers[id];
+    int err = add_receive_buffers();
+    if (err)
+        return err;
+    p->remote = p->foreign = 1;
+    p->credits = mp_net.credits;
+    p->held = mp_calloc((size_t)mp_net.window, sizeof(mp_net_buf *));
+    p->held_len = mp_calloc((size_t)mp_net.window, sizeof(size_t));
+    p->last_heard = mp_wtime();
+    p->may_beat = 1;
+    mp_world.procs[id].tp = &mp_net_transport;
+    return MPI_SUCCESS;
+}
+
+int mp_net_attach(int id, const unsigned char *addr, int len, int my_id_there)
+{
+    mp_net_peer *p = &mp_net.peers[id];
+    (void)len;
+    if (fi_av_insert(mp_net.av, addr, 1, &p->addr, 0, NULL) != 1)
+        return mp_error_code(MPI_ERR_OTHER, "network transport: the provider rejected the "
+                             "endpoint address of %s", mp_net_peer_name(id));
+    p->wire_src = my_id_there;
+    p->reachable = 1;
     return MPI_SUCCESS;
 }
 
@@ -475,7 +639,7 @@ void mp_net_check_liveness(void)
     int beat = now - mp_net.last_beat >= mp_net.timeout / 4;
     if (beat)
         mp_net.last_beat = now;
-    for (int w = 0; w < mp_world.size; w++) {
+    for (int w = 0; w < mp_world.size; w++) {     /* not other jobs': they leave at will */
         mp_net_peer *p = &mp_net.peers[w];
         if (!p->remote || p->bye)
             continue;
@@ -534,6 +698,13 @@ void mp_net_finalize(void)
     mp_net_rma_finalize();
     if (mp_net.mr)
         fi_close(&mp_net.mr->fid);
+    for (int i = 0; i < mp_net.nextra; i++) {
+        if (mp_net.extra[i].mr)
+            fi_close(&mp_net.extra[i].mr->fid);
+        free(mp_net.extra[i].pool);
+        free(mp_net.extra[i].bufs);
+    }
+    free(mp_net.extra);
     fi_close(&mp_net.av->fid);
     fi_close(&mp_net.cq->fid);
     fi_close(&mp_net.domain->fid);
@@ -542,11 +713,12 @@ void mp_net_finalize(void)
     free(mp_net.pool);
     free(mp_net.bufs);
     free(mp_net.send_free);
-    for (int w = 0; w < mp_world.size; w++) {
+    for (int w = 0; w < mp_net.npeers; w++) {
         free(mp_net.peers[w].held);
         free(mp_net.peers[w].held_len);
     }
     free(mp_net.peers);
     free(mp_net.owed_list);
+    memset(&mp_net, 0, sizeof mp_net);
 }
 #endif

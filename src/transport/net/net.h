@@ -78,6 +78,7 @@ typedef struct mp_net_buf {
     int kind;                         /* MP_NET_K_* */
     int peer;                         /* sends: destination world rank */
     char *data;
+    void *desc;                       /* receive buffers: the registration of their pool */
     int pending;                      /* RMA: operations not yet completed */
     int err;                          /* RMA: an operation failed (fi errno) */
 } mp_net_buf;
@@ -109,6 +110,10 @@ typedef struct mp_net_peer {
     int heard;                        /* a packet arrived since the last liveness check */
     int may_beat;                     /* a packet arrived since our last heartbeat to it */
     double last_heard;                /* time of the liveness check that saw it alive */
+    int foreign;                      /* a process of another job (dynamic processes) */
+    int32_t wire_src;                 /* our id in its process table: the wire's src */
+    int reachable;                    /* its address is known (a foreign peer's packets may
+                                         arrive before: credits for it wait) */
     int bye;                          /* its BYE arrived */
     int bye_acked;                    /* its BYE_ACK (for our BYE) arrived */
     int ack_pending;                  /* we still owe it a BYE_ACK */
@@ -134,8 +139,12 @@ typedef struct mp_net_state {
     int nsend, nrecv;
     mp_net_buf **send_free;           /* stack of idle send buffers */
     int nsend_free;
-    mp_net_peer *peers;               /* world size entries */
-    int nremote;
+    mp_net_peer *peers;               /* npeers entries, indexed by process id */
+    int npeers;                       /* the world's size, then every process id attached */
+    int nremote;                      /* remote world peers (they take part in BYE) */
+    struct { char *pool; struct fid_mr *mr; struct mp_net_buf *bufs; } *extra;
+                                      /* receive buffers of foreign peers, a pool each */
+    int nextra;
     int *owed_list;                   /* peers that may need an explicit CREDIT */
     int nowed;
     int credits;                      /* window per peer */

@@ -71,7 +71,7 @@ static int net_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     size_t head = sizeof(mp_net_wire) + sizeof(mp_hdr) + (with_key ? sizeof key : 0);
     size_t total = head + len;
     mp_net_wire w = { MP_NET_MAGIC, MP_NET_DATA, with_key ? MP_NET_F_KEY : 0, take_owed(p),
-                      mp_world.rank, p->send_seq };
+                      p->wire_src, p->send_seq };
     int rc;
     if (total <= mp_net.inject_size && total <= MP_NET_INLINE_MAX) {
         /* Small enough to inject: the provider copies it now, no buffer, no completion. */
@@ -112,7 +112,7 @@ static int net_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
 int mp_net_send_ctrl(int peer, int type)
 {
     mp_net_peer *p = &mp_net.peers[peer];
-    mp_net_wire w = { MP_NET_MAGIC, (uint8_t)type, 0, take_owed(p), mp_world.rank,
+    mp_net_wire w = { MP_NET_MAGIC, (uint8_t)type, 0, take_owed(p), p->wire_src,
                       type == MP_NET_BYE ? p->send_seq : 0 };
     int rc;
     /* BYE and BYE_ACK must leave before the endpoint closes: they take a buffer so that a
@@ -152,7 +152,7 @@ static void owe(int peer)
     p->owed++;
     if (p->owed < credit_threshold())
         return;
-    if (!mp_net.closing && mp_net_send_ctrl(peer, MP_NET_CREDIT) == 0)
+    if (!mp_net.closing && p->reachable && mp_net_send_ctrl(peer, MP_NET_CREDIT) == 0)
         return;
     if (!p->owed_listed) {
         p->owed_listed = 1;
@@ -169,7 +169,7 @@ static void return_credits(void)
         int peer = mp_net.owed_list[i];
         mp_net_peer *p = &mp_net.peers[peer];
         if (!mp_net.closing && p->owed >= credit_threshold() &&
-            mp_net_send_ctrl(peer, MP_NET_CREDIT) == MP_AGAIN) {
+            (!p->reachable || mp_net_send_ctrl(peer, MP_NET_CREDIT) == MP_AGAIN)) {
             i++;
             continue;
         }
@@ -180,7 +180,7 @@ static void return_credits(void)
 
 static void send_bye_acks(void)
 {
-    for (int w = 0; w < mp_world.size && mp_net.acks_pending; w++) {
+    for (int w = 0; w < mp_net.npeers && mp_net.acks_pending; w++) {
         mp_net_peer *p = &mp_net.peers[w];
         if (p->ack_pending && mp_net_send_ctrl(w, MP_NET_BYE_ACK) == 0) {
             p->ack_pending = 0;
@@ -249,7 +249,7 @@ static void on_numbered(int src, mp_net_buf *b, size_t len)
 static void on_receive(mp_net_buf *b, size_t len)
 {
     const mp_net_wire *w = (const mp_net_wire *)b->data;
-    if (len < sizeof *w || w->magic != MP_NET_MAGIC || w->src < 0 || w->src >= mp_world.size ||
+    if (len < sizeof *w || w->magic != MP_NET_MAGIC || w->src < 0 || w->src >= mp_net.npeers ||
         !mp_net.peers[w->src].remote)
         mp_fatal("network transport: malformed packet of %zu bytes (not from a MemPI rank of "
                  "this job?)", len);

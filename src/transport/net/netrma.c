@@ -508,7 +508,7 @@ void mp_net_rma_init(void)
 
 void mp_net_rma_finalize(void)
 {
-    for (int w = 0; w < mp_world.size && mp_net.peers; w++) {
+    for (int w = 0; w < mp_net.npeers && mp_net.peers; w++) {
         mp_net_reg **lists[2] = { &mp_net.peers[w].mine, &mp_net.peers[w].theirs };
         for (int k = 0; k < 2; k++)
             while (*lists[k]) {
