@@ -199,8 +199,9 @@ int mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
     return k < len;                   /* short: the end of the file */
 }
 
-static int count_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
+int mp_io_count_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
+    (void)off, (void)len, (void)done;
     (*(size_t *)ctx)++;
     return 0;
 }
@@ -219,7 +220,7 @@ int mp_io_sieve_plan(xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start)
         if ((MPI_Offset)bytes * SIEVE_DENSITY < span)
             return 0;
         size_t n = 0;
-        if (x->write && (mp_io_pieces(f, pos, bytes, count_piece, &n) ||
+        if (x->write && (mp_io_pieces(f, pos, bytes, mp_io_count_piece, &n) ||
                          bytes >= n * (size_t)SIEVE_WRITE_PIECE))
             return 0;
     }
@@ -328,18 +329,21 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
     xfer x = { .F = F, .f = f, .write = a->write };
     char *tmp = NULL;
     size_t native = 0;
+    int direct = 0;
     err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
     if (!err && two_phase) {
         err = mp_io_two_phase(F, f, a->write, pos * esize, bytes, x.mem, &x.moved);
-        if (err == MP_IO_INDEPENDENT)
+        if (err == MP_IO_INDEPENDENT || err == MP_IO_DIRECT) {
+            direct = err == MP_IO_DIRECT;
             err = two_phase = 0;
+        }
     }
     if (!err && !two_phase && bytes) {
         MPI_Offset start = mp_io_file_offset(f, pos * esize);
         if (f->atomic && mp_io_lock(f, start, 0, a->write, 1))
             err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
         x.lock = a->write && mp_io_write_locks(f);
-        if (mp_io_sieve_plan(&x, pos * esize, bytes, start)) {
+        if (!direct && mp_io_sieve_plan(&x, pos * esize, bytes, start)) {
             x.sbuf = mp_malloc(x.scap);
             x.sbase = x.send;
         }

@@ -36,6 +36,16 @@ static void plist_add(plist *l, int64_t off, int64_t len, int64_t mpos)
     l->p[l->n++] = (piece){ off, len, mpos };
 }
 
+/* A collective read whose group is on one host and whose pieces average at least
+ * DIRECT_PIECE bytes is done by every rank reading its own pieces where they lie, one pread
+ * each, with no exchange and no sieving: the host's page cache serves every rank alike, so
+ * the collective gains nothing from fewer, larger requests, while an aggregator would read
+ * the union alone and copy every byte twice more (into the exchange and out of it); pread
+ * from the page cache costs far more per byte than memcpy, so reading only one's own bytes,
+ * all ranks at once, is the fastest.  Smaller pieces keep collective buffering: their
+ * system calls would cost more than the exchange. */
+enum { DIRECT_PIECE = 1024 };
+
 int mp_io_cb_enabled(const mp_file *f, int write)
 {
     if (f->comm->size < 2 || f->atomic)
@@ -291,14 +301,20 @@ int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t
 {
     mp_comm *c = f->comm;
     int n = c->size;
-    int64_t mine[2] = { INT64_MAX, INT64_MIN };
+    /* my range [lo, hi), and for a read that may go direct my pieces' count and bytes */
+    int64_t mine[4] = { INT64_MAX, INT64_MIN, 0, (int64_t)bytes };
+    int forced = (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_ENABLE;
+    int may_direct = !write && !forced && c->nnodes == 1;
     if (bytes) {
         mine[0] = mp_io_file_offset(f, pos);
         mine[1] = mp_io_span_end(f, pos, bytes);
+        size_t np = 0;
+        if (may_direct && !mp_io_pieces(f, pos, bytes, mp_io_count_piece, &np))
+            mine[2] = (int64_t)np;
     }
-    int64_t *all = mp_malloc(sizeof(int64_t) * 2 * (size_t)n);
+    int64_t *all = mp_malloc(sizeof(int64_t) * 4 * (size_t)n);
     mp_datatype *i64 = mp_datatype_get(MPI_INT64_T);
-    int err = mp_allgather(mine, 2, i64, all, 2, i64, c);
+    int err = mp_allgather(mine, 4, i64, all, 4, i64, c);
     if (err) {
         free(all);
         return err;
@@ -306,18 +322,24 @@ int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t
     layout L = { 0 };
     L.lo = INT64_MAX;
     L.hi = INT64_MIN;
+    int64_t pieces = 0, total = 0;
     for (int p = 0; p < n; p++) {
-        L.lo = all[2 * p] < L.lo ? all[2 * p] : L.lo;
-        L.hi = all[2 * p + 1] > L.hi ? all[2 * p + 1] : L.hi;
+        L.lo = all[4 * p] < L.lo ? all[4 * p] : L.lo;
+        L.hi = all[4 * p + 1] > L.hi ? all[4 * p + 1] : L.hi;
+        pieces += all[4 * p + 2];
+        total += all[4 * p + 3];
+        all[2 * p] = all[4 * p];      /* compacted to pairs for ranges_overlap */
+        all[2 * p + 1] = all[4 * p + 1];
     }
-    int interleaved = (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_ENABLE ||
-                      ranges_overlap(all, n);
+    int interleaved = forced || ranges_overlap(all, n);
     free(all);
     *moved = bytes;
     if (L.lo >= L.hi)
         return MPI_SUCCESS;            /* nobody moves anything */
     if (!interleaved)
         return MP_IO_INDEPENDENT;      /* every rank's range is its own */
+    if (may_direct && pieces > 0 && total >= pieces * DIRECT_PIECE)
+        return MP_IO_DIRECT;           /* large pieces on one host: read them in place */
     long want = f->hints.cb_nodes ? f->hints.cb_nodes : c->nnodes;
     L.naggs = want < 1 ? 1 : want > n ? n : (int)want;
     L.agg = mp_malloc(sizeof(int) * (size_t)L.naggs);

@@ -110,6 +110,8 @@ enum { MP_IO_XFER_FAILED = -1 };      /* a piece function's failure, recorded in
 /* An mp_io_piece_fn moving one piece of x (ctx); 1 at the end of the file. */
 int  mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
 int  mp_io_sieve_flush(mp_io_xfer *x);            /* a write's last sieve block */
+/* An mp_io_piece_fn counting the pieces (ctx: a size_t). */
+int  mp_io_count_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
 /* Whether the access of stream bytes [pos, pos + bytes), from file byte start, is sieved
  * (then x->scap and x->send are set and the caller allocates x->sbuf). */
 int  mp_io_sieve_plan(mp_io_xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start);
@@ -154,6 +156,9 @@ int  mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_
  * buffering): every rank then accesses its own range independently, as ROMIO's automatic
  * mode does -- an exchange would only copy data that no other rank's request touches. */
 enum { MP_IO_INDEPENDENT = 1 };
+/* Its answer for a read every rank does by reading its own pieces where they lie, one pread
+ * each and no data sieving (large pieces, one host: coll.c). */
+enum { MP_IO_DIRECT = 2 };
 
 /* aio.c: a nonblocking independent access of stream bytes [pos, pos + bytes) (bytes > 0,
  * checked, position taken) handed to the I/O thread; *req completes through progress. */
