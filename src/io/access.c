@@ -11,7 +11,8 @@
  * and reports the bytes it got; the individual pointer advances by the etypes accessed, the
  * shared pointer by the etypes requested.  Collective forms with explicit offsets or individual
  * pointers (_all, _at_all, their split and nonblocking forms) go through two-phase collective
- * buffering (coll.c) after an allreduce that makes sure no rank failed its checks.  In
+ * buffering (coll.c), whose first step is an allreduce that makes sure no rank failed its
+ * checks.  In
  * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
  * Independent accesses of a noncontiguous view are sieved as the hints say (romio_ds_read,
@@ -20,9 +21,11 @@
  * and writes it back.  The block's other bytes are rewritten with what was read, so while
  * sieving may happen every write locks the bytes it changes (each piece here; the span of a
  * collective-buffering aggregator in coll.c): no read-modify-write can then put back bytes
- * older than another process's completed write.  Nonblocking independent forms are checked
- * and positioned here and handed to the I/O thread (aio.c); nonblocking collective forms do
- * the access before they return and hand back a completed request.  The transfer functions
+ * older than another process's completed write.  Nonblocking independent forms, and
+ * collective ones that are not buffered, are checked and positioned here and handed to the
+ * I/O thread (aio.c); buffered nonblocking and split collective forms start coll.c's state
+ * machine and return its request (a split collective keeps it with the file until its _end);
+ * _ordered_begin does the access at once, which MPI 4.0 14.4.5 allows.  The transfer functions
  * record a failure instead of making an MPI error code, because the I/O thread runs them.
  */
 #include "io/io_impl.h"

@@ -1,5 +1,5 @@
-/* coll.c -- two-phase collective buffering for the _all accesses.
- * MemPI, BSD-3-Clause (see LICENSE).
+/* coll.c -- two-phase collective buffering for the _all accesses, blocking, nonblocking and
+ * split.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * A collective read or write of many ranks' noncontiguous pieces becomes a few large
  * contiguous requests.  Every rank announces the file range its access spans (one allgather);
@@ -15,9 +15,23 @@
  * aggregator of a read reads the span with one pread and sends each rank its pieces back.
  * Holes between domains are never touched.  When no two ranks' ranges overlap, every rank
  * accesses its own range independently instead (unless romio_cb_write / romio_cb_read =
- * enable): the exchange would only copy data no other request touches.  Atomic mode and the
- * hints romio_cb_write /
- * romio_cb_read = disable fall back to independent access (access.c), as does a group of one.
+ * enable): the exchange would only copy data no other request touches; and a read of large
+ * pieces on one host reads each rank's pieces in place (DIRECT_PIECE below).  Atomic mode and
+ * the hints romio_cb_write / romio_cb_read = disable fall back to independent access
+ * (access.c), as does a group of one.
+ *
+ * Every buffered access, blocking or not, is one state machine (struct cop): each step issues
+ * at most one nonblocking collective on the file's private communicator and the next step
+ * runs when it has completed; the file work between (the aggregator's pread/pwrite, an
+ * independent access) is done by the step itself.  A progress hook advances the machines, so
+ * MPI_File_iwrite_all and the split _begin calls return at once and the access moves on in
+ * whatever MPI call the program makes next (a receive, a test, the wait); a blocking _all
+ * call starts the machine and waits for its request.  Collectives of one communicator must be
+ * issued in the same order on every rank, so a file's accesses run one after another in the
+ * order they were started, and the file's other collective calls (views, sizes, sync, close,
+ * ordered accesses, seek_shared) first wait for them (mp_io_coll_drain).  A rank whose
+ * checks fail still takes part in the first step, an allreduce of error classes, so no rank
+ * is left waiting in the exchange.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -639,16 +653,15 @@ int mp_io_coll_start(const char *F, mp_file *f, const mp_io_args *a, int nonbloc
     return MPI_SUCCESS;
 }
 
+static int has_cop(const mp_file *f)
+{
+    const cop *o = cops;
+    while (o && o->f != f)
+        o = o->next;
+    return o != NULL;
+}
+
 void mp_io_coll_drain(const mp_file *f)
 {
-    for (;;) {
-        const cop *o = cops;
-        while (o && o->f != f)
-            o = o->next;
-        if (!o)
-            return;
-        unsigned spins = 0;
-        if (!mp_progress())
-            mp_idle(&spins);
-    }
+    mp_io_progress_while(has_cop, f);
 }

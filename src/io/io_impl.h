@@ -177,6 +177,8 @@ int  mp_io_async(const char *F, mp_file *f, const mp_io_args *a, MPI_Offset pos,
                  mp_request **req);
 /* Waits (driving progress) until no job of f is outstanding (before close). */
 void mp_io_async_drain(const mp_file *f);
+/* Drives progress, with the waiting policy's yields, while busy(f). */
+void mp_io_progress_while(int (*busy)(const mp_file *f), const mp_file *f);
 
 /* shared.c: the shared file pointer (etypes) */
 int  mp_io_shared_init(const char *F, mp_file *f, MPI_Offset initial);   /* collective */
