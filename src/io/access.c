@@ -11,9 +11,8 @@
  * and reports the bytes it got; the individual pointer advances by the etypes accessed, the
  * shared pointer by the etypes requested.  Collective forms with explicit offsets or individual
  * pointers (_all, _at_all, their split and nonblocking forms) go through two-phase collective
- * buffering (coll.c), whose first step is an allreduce that makes sure no rank failed its
- * checks.  In
- * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
+ * buffering (coll.c), whose first step, an allgather, makes sure no rank failed its checks.
+ * In atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
  * Independent accesses of a noncontiguous view are sieved as the hints say (romio_ds_read,
  * romio_ds_write): a read reads large buffers of the span and copies the pieces out; a write

@@ -30,8 +30,8 @@
  * issued in the same order on every rank, so a file's accesses run one after another in the
  * order they were started, and the file's other collective calls (views, sizes, sync, close,
  * ordered accesses, seek_shared) first wait for them (mp_io_coll_drain).  A rank whose
- * checks fail still takes part in the first step, an allreduce of error classes, so no rank
- * is left waiting in the exchange.
+ * checks fail still takes part in the first step, an allgather that carries every rank's
+ * error class, so no rank is left waiting in the exchange.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -191,11 +191,15 @@ static int ranges_overlap(const int64_t *r, int n)
     return overlap;
 }
 
+/* The allgather of the first step: every rank's error class (the agreement that none failed
+ * its checks), file range [lo, hi), and its pieces and bytes (whether a read goes direct). */
+enum { G_CLASS, G_LO, G_HI, G_PIECES, G_BYTES, NGATHER };
+
 /* One collective access in progress (a two-phase access as a state machine).  Every step
  * issues at most one nonblocking collective on f's communicator and waits for it; the file
  * work between (the aggregator's pread/pwrite, an independent or direct access) is done by
  * the step, in the MPI call that runs the progress hook. */
-enum { ST_AGREE, ST_AGREED, ST_GATHERED, ST_COUNTS, ST_DESC, ST_DATA, ST_AGG, ST_UNPACK,
+enum { ST_GATHER, ST_GATHERED, ST_COUNTS, ST_DESC, ST_DATA, ST_AGG, ST_UNPACK,
        ST_FAILED, ST_END };
 typedef struct cop {
     struct cop *next;                 /* every access in progress, in the order started */
@@ -206,12 +210,12 @@ typedef struct cop {
     mp_request *req, *inner;          /* the user's request; the collective step in flight */
     int state, err;
     int lerr;                         /* this rank's failed check, before the agreement */
-    int cls[2];                       /* allreduce of error classes: mine, the largest */
+    int cls[2];                       /* the final allreduce: my error class, the largest */
     MPI_Offset pos;                   /* stream byte of the access's start */
     size_t bytes;
     mp_io_xfer x;                     /* mem: the data in the file's form; moved */
     char *tmp;                        /* packed or converted copy, or NULL */
-    int64_t mine[4], *all;            /* [lo, hi), pieces, bytes of every rank */
+    int64_t mine[NGATHER], *all;      /* what every rank announces (G_*), all ranks' */
     layout L;
     int my_agg, r;
     /* the round's exchange (round_*) */
@@ -401,12 +405,13 @@ static void decide(cop *o)
     L->lo = INT64_MAX;
     L->hi = INT64_MIN;
     for (int p = 0; p < n; p++) {
-        L->lo = all[4 * p] < L->lo ? all[4 * p] : L->lo;
-        L->hi = all[4 * p + 1] > L->hi ? all[4 * p + 1] : L->hi;
-        pieces += all[4 * p + 2];
-        total += all[4 * p + 3];
-        all[2 * p] = all[4 * p];      /* compacted to pairs for ranges_overlap */
-        all[2 * p + 1] = all[4 * p + 1];
+        const int64_t *g = all + NGATHER * p;
+        L->lo = g[G_LO] < L->lo ? g[G_LO] : L->lo;
+        L->hi = g[G_HI] > L->hi ? g[G_HI] : L->hi;
+        pieces += g[G_PIECES];
+        total += g[G_BYTES];
+        all[2 * p] = g[G_LO];         /* compacted to pairs for ranges_overlap */
+        all[2 * p + 1] = g[G_HI];
     }
     int interleaved = forced || ranges_overlap(all, n);
     o->x.moved = o->bytes;
@@ -495,26 +500,26 @@ static int advance(cop *o)
                 issue(o, e, ST_END);
         }
         switch (o->state) {
-        case ST_AGREE:
-            o->cls[0] = o->lerr ? mp_error_class_of(o->lerr) : 0;
-            issue(o, mp_iallreduce(o->cls, o->cls + 1, 1, dt_of(MPI_INT), MPI_MAX, c,
-                                   &o->inner), ST_AGREED);
+        case ST_GATHER:
+            o->mine[G_CLASS] = o->lerr ? mp_error_class_of(o->lerr) : 0;
+            o->all = mp_malloc(sizeof(int64_t) * NGATHER * (size_t)c->size);
+            issue(o, mp_iallgather(o->mine, NGATHER, dt_of(MPI_INT64_T), o->all, NGATHER,
+                                   dt_of(MPI_INT64_T), c, &o->inner), ST_GATHERED);
             break;
-        case ST_AGREED:
-            if (o->lerr || o->cls[1]) {
-                o->err = o->lerr ? o->lerr : mp_error_code(o->cls[1], "%s: another process "
+        case ST_GATHERED: {
+            int64_t any = 0;
+            for (int p = 0; p < c->size; p++)
+                any = o->all[NGATHER * p + G_CLASS] > any ? o->all[NGATHER * p + G_CLASS] : any;
+            if (o->lerr || any) {
+                o->err = o->lerr ? o->lerr : mp_error_code((int)any, "%s: another process "
                          "of the group failed its part of the collective access to '%s' (%s)",
-                         o->F, o->f->name, mp_error_class_text(o->cls[1]));
+                         o->F, o->f->name, mp_error_class_text((int)any));
                 o->state = ST_END;
                 break;
             }
-            o->all = mp_malloc(sizeof(int64_t) * 4 * (size_t)c->size);
-            issue(o, mp_iallgather(o->mine, 4, dt_of(MPI_INT64_T), o->all, 4,
-                                   dt_of(MPI_INT64_T), c, &o->inner), ST_GATHERED);
-            break;
-        case ST_GATHERED:
             decide(o);
             break;
+        }
         case ST_COUNTS:
             if (o->r == o->L.rounds) {        /* every rank learns whether one failed */
                 o->cls[0] = o->err ? mp_error_class_of(o->err) : 0;
@@ -613,7 +618,7 @@ int mp_io_coll_start(const char *F, mp_file *f, const mp_io_args *a, int nonbloc
     o->a = *a;
     mp_datatype_retain(a->dt);
     o->nonblocking = nonblocking;
-    o->state = ST_AGREE;
+    o->state = ST_GATHER;
     o->x.F = F;
     o->x.f = f;
     o->x.write = a->write;
@@ -625,16 +630,16 @@ int mp_io_coll_start(const char *F, mp_file *f, const mp_io_args *a, int nonbloc
     if (o->lerr)
         o->bytes = 0;
     /* my range [lo, hi), and for a read that may go direct my pieces' count and bytes */
-    o->mine[0] = INT64_MAX;
-    o->mine[1] = INT64_MIN;
-    o->mine[3] = (int64_t)o->bytes;
+    o->mine[G_LO] = INT64_MAX;
+    o->mine[G_HI] = INT64_MIN;
+    o->mine[G_BYTES] = (int64_t)o->bytes;
     if (o->bytes) {
-        o->mine[0] = mp_io_file_offset(f, o->pos);
-        o->mine[1] = mp_io_span_end(f, o->pos, o->bytes);
+        o->mine[G_LO] = mp_io_file_offset(f, o->pos);
+        o->mine[G_HI] = mp_io_span_end(f, o->pos, o->bytes);
         size_t np = 0;
         if (!a->write && f->comm->nnodes == 1 &&
             !mp_io_pieces(f, o->pos, o->bytes, mp_io_count_piece, &np))
-            o->mine[2] = (int64_t)np;
+            o->mine[G_PIECES] = (int64_t)np;
     }
     if (nonblocking && !o->lerr && a->where == MP_IO_INDIVIDUAL)
         f->pos += (MPI_Offset)o->bytes / esize;   /* at once, by the etypes requested */
