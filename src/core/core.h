@@ -225,7 +225,7 @@ typedef struct mp_datatype mp_datatype;   /* datatype/datatype.h */
  *   GREQ           `greq`, the generalized request's callbacks;
  *   PAIR           `parts_left` and `owned_tmp` of MPI_Isendrecv;
  *   RMA            `rma`, the one-sided operation (src/rma/);
- *   FILE           nothing: the access is done when the request is made (src/io/).
+ *   FILE           nothing: the I/O layer keeps the access (src/io/aio.c, coll.c).
  * A request is recycled through a free list (core/request.c); `magic` is MP_REQ_MAGIC from
  * allocation to release, which debug builds check on every request named by a peer's cookie. */
 #define MP_REQ_MAGIC 0x52657175u      /* "Requ" */

@@ -11,8 +11,8 @@
  * and reports the bytes it got; the individual pointer advances by the etypes accessed, the
  * shared pointer by the etypes requested.  Collective forms with explicit offsets or individual
  * pointers (_all, _at_all, their split and nonblocking forms) go through two-phase collective
- * buffering (coll.c) after an allreduce that makes sure no rank failed its checks.  In
- * atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
+ * buffering (coll.c), whose first step, an allgather, makes sure no rank failed its checks.
+ * In atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
  * Independent accesses of a noncontiguous view are sieved as the hints say (romio_ds_read,
  * romio_ds_write): a read reads large buffers of the span and copies the pieces out; a write
@@ -20,9 +20,11 @@
  * and writes it back.  The block's other bytes are rewritten with what was read, so while
  * sieving may happen every write locks the bytes it changes (each piece here; the span of a
  * collective-buffering aggregator in coll.c): no read-modify-write can then put back bytes
- * older than another process's completed write.  Nonblocking independent forms are checked
- * and positioned here and handed to the I/O thread (aio.c); nonblocking collective forms do
- * the access before they return and hand back a completed request.  The transfer functions
+ * older than another process's completed write.  Nonblocking independent forms, and
+ * collective ones that are not buffered, are checked and positioned here and handed to the
+ * I/O thread (aio.c); buffered nonblocking and split collective forms start coll.c's state
+ * machine and return its request (a split collective keeps it with the file until its _end);
+ * _ordered_begin does the access at once, which MPI 4.0 14.4.5 allows.  The transfer functions
  * record a failure instead of making an MPI error code, because the I/O thread runs them.
  */
 #include "io/io_impl.h"
@@ -199,8 +201,9 @@ int mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
     return k < len;                   /* short: the end of the file */
 }
 
-static int count_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
+int mp_io_count_piece(void *ctx, MPI_Offset off, size_t len, size_t done)
 {
+    (void)off, (void)len, (void)done;
     (*(size_t *)ctx)++;
     return 0;
 }
@@ -219,7 +222,7 @@ int mp_io_sieve_plan(xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start)
         if ((MPI_Offset)bytes * SIEVE_DENSITY < span)
             return 0;
         size_t n = 0;
-        if (x->write && (mp_io_pieces(f, pos, bytes, count_piece, &n) ||
+        if (x->write && (mp_io_pieces(f, pos, bytes, mp_io_count_piece, &n) ||
                          bytes >= n * (size_t)SIEVE_WRITE_PIECE))
             return 0;
     }
@@ -256,6 +259,7 @@ static int ordered_position(const char *F, mp_file *f, MPI_Offset mine, MPI_Offs
 {
     mp_comm *c = f->comm;
     mp_datatype *off = mp_datatype_get(MPI_OFFSET);
+    mp_io_coll_drain(f);              /* f's collectives run in the order they were called */
     MPI_Offset *all = mp_malloc(sizeof *all * (size_t)c->size), before = 0, total = 0, base = 0;
     int err = mp_allgather(&mine, 1, off, all, 1, off, c);
     for (int r = 0; !err && r < c->size; r++) {
@@ -280,28 +284,18 @@ static int ordered_position(const char *F, mp_file *f, MPI_Offset mine, MPI_Offs
     return MPI_SUCCESS;
 }
 
-/* Collective buffering needs every rank: they agree first that none failed its checks. */
-static int agree(const char *F, mp_file *f, int local)
-{
-    int mine = local ? mp_error_class_of(local) : 0, any;
-    int err = mp_allreduce(&mine, &any, 1, mp_datatype_get(MPI_INT), MPI_MAX, f->comm);
-    if (local || err)
-        return local ? local : err;
-    return any ? mp_error_code(any, "%s: another process of the group failed its part of the "
-                               "collective access to '%s' (%s)", F, f->name,
-                               mp_error_class_text(any)) : MPI_SUCCESS;
-}
-
-/* The checks of an access and its first etype (the shared pointer moved by its size). */
-static int start(const char *F, mp_file *f, const mp_io_args *a, int two_phase,
-                 size_t *bytes, MPI_Offset *pos)
+int mp_io_check(const char *F, mp_file *f, const mp_io_args *a, size_t *bytes)
 {
     int err;
     *bytes = mp_io_file_bytes(F, f, a->dt, a->count, &err);
-    if (!err)
-        err = check_access(F, f, a, *bytes);
-    if (two_phase)
-        err = agree(F, f, err);
+    return err ? err : check_access(F, f, a, *bytes);
+}
+
+/* The checks of an access and its first etype (the shared pointer moved by its size). */
+static int start(const char *F, mp_file *f, const mp_io_args *a, size_t *bytes,
+                 MPI_Offset *pos)
+{
+    int err = mp_io_check(F, f, a, bytes);
     if (err)
         return err;
     MPI_Offset n = (MPI_Offset)*bytes / f->etype->size;
@@ -314,13 +308,54 @@ static int start(const char *F, mp_file *f, const mp_io_args *a, int two_phase,
     return MPI_SUCCESS;
 }
 
+int mp_io_local(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes, xfer *x,
+                int direct)
+{
+    MPI_Offset start = mp_io_file_offset(f, spos);
+    int err = MPI_SUCCESS;
+    if (f->atomic && mp_io_lock(f, start, 0, x->write, 1))
+        return mp_io_errno(F, f->name, "cannot lock a range of", errno);
+    x->lock = x->write && mp_io_write_locks(f);
+    if (!direct && mp_io_sieve_plan(x, spos, bytes, start)) {
+        x->sbuf = mp_malloc(x->scap);
+        x->sbase = x->send;
+    }
+    err = mp_io_pieces(f, spos, bytes, mp_io_move_piece, x);
+    if (x->write) {
+        int ferr = mp_io_sieve_flush(x);
+        err = err ? err : ferr;
+    }
+    err = mp_io_xfer_error(x, err);
+    free(x->sbuf);
+    x->sbuf = NULL;
+    if (f->atomic)
+        mp_io_lock(f, start, 0, x->write, 0);
+    return err;
+}
+
+/* Whether a collective access goes through collective buffering (coll.c). */
+static int buffered(const mp_file *f, const mp_io_args *a)
+{
+    return a->coll && (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL) &&
+           mp_io_cb_enabled(f, a->write);
+}
+
 int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
 {
-    int two_phase = a->coll && (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL) &&
-                    mp_io_cb_enabled(f, a->write);
+    if (buffered(f, a)) {             /* started and waited for, in turn with the others */
+        mp_request *r;
+        int err = mp_io_coll_start(F, f, a, 0, &r);
+        if (err)
+            return err;
+        err = mp_wait_request(r);
+        if (!err)
+            mp_status_copy(status, &r->status);
+        mp_request_free(r);
+        return err;
+    }
     size_t bytes;
     MPI_Offset pos = 0;
-    int err = start(F, f, a, two_phase, &bytes, &pos);
+    int err = start(F, f, a, &bytes, &pos);
     if (err)
         return err;
     MPI_Offset esize = f->etype->size, n = (MPI_Offset)bytes / esize;
@@ -329,31 +364,8 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
     char *tmp = NULL;
     size_t native = 0;
     err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
-    if (!err && two_phase) {
-        err = mp_io_two_phase(F, f, a->write, pos * esize, bytes, x.mem, &x.moved);
-        if (err == MP_IO_INDEPENDENT)
-            err = two_phase = 0;
-    }
-    if (!err && !two_phase && bytes) {
-        MPI_Offset start = mp_io_file_offset(f, pos * esize);
-        if (f->atomic && mp_io_lock(f, start, 0, a->write, 1))
-            err = mp_io_errno(F, f->name, "cannot lock a range of", errno);
-        x.lock = a->write && mp_io_write_locks(f);
-        if (mp_io_sieve_plan(&x, pos * esize, bytes, start)) {
-            x.sbuf = mp_malloc(x.scap);
-            x.sbase = x.send;
-        }
-        if (!err)
-            err = mp_io_pieces(f, pos * esize, bytes, mp_io_move_piece, &x);
-        if (x.write) {
-            int ferr = mp_io_sieve_flush(&x);
-            err = err ? err : ferr;
-        }
-        err = mp_io_xfer_error(&x, err);
-        free(x.sbuf);
-        if (f->atomic)
-            mp_io_lock(f, start, 0, a->write, 0);
-    }
+    if (!err && bytes)
+        err = mp_io_local(F, f, pos * esize, bytes, &x, 0);
     if (!err)
         err = mp_io_unstage(F, f, a, tmp, x.moved, &native);
     free(tmp);
@@ -404,12 +416,15 @@ int mp_io_unstage(const char *F, const mp_file *f, const mp_io_args *a, const ch
 
 int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **req)
 {
+    if (buffered(f, a))
+        return mp_io_coll_start(F, f, a, 1, req);
     MPI_Status st;
     int err;
-    if (!a->coll) {
+    if (a->where == MP_IO_AT || a->where == MP_IO_INDIVIDUAL || a->where == MP_IO_SHARED) {
+        /* independent, or collective without buffering: no exchange, the I/O thread's */
         size_t bytes;
         MPI_Offset pos = 0;
-        if ((err = start(F, f, a, 0, &bytes, &pos)))
+        if ((err = start(F, f, a, &bytes, &pos)))
             return err;
         if (bytes) {
             if ((err = mp_io_async(F, f, a, pos, bytes, req)))
@@ -421,7 +436,7 @@ int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **r
         }
         mp_status_empty(&st);         /* nothing to move */
     } else if ((err = mp_io_access(F, f, a, &st))) {
-        return err;
+        return err;                   /* _ordered_begin: done here, as MPI 4.0 14.4.5 allows */
     }
     mp_request *r = mp_request_alloc(MP_REQ_FILE);
     r->comm = f->comm;
@@ -435,13 +450,12 @@ int mp_io_iaccess(const char *F, mp_file *f, const mp_io_args *a, mp_request **r
 
 int mp_io_split_begin(const char *F, mp_file *f, const mp_io_args *a)
 {
-    if (f->split_active)
+    if (f->split_req)
         return mp_error_code(MPI_ERR_OTHER, "%s: a split collective is already active on "
                              "'%s'", F, f->name);
-    int err = mp_io_access(F, f, a, &f->split_status);
+    int err = mp_io_iaccess(F, f, a, &f->split_req);
     if (err)
         return err;
-    f->split_active = 1;
     f->split_write = a->write;
     f->split_where = a->where;
     f->split_buf = a->buf;
@@ -451,10 +465,14 @@ int mp_io_split_begin(const char *F, mp_file *f, const mp_io_args *a)
 int mp_io_split_end(const char *F, mp_file *f, const void *buf, int write, int where,
                     MPI_Status *status)
 {
-    if (!f->split_active || f->split_write != write || f->split_where != where)
+    if (!f->split_req || f->split_write != write || f->split_where != where)
         return mp_error_code(MPI_ERR_OTHER, "%s: no matching split collective begun on '%s'",
                              F, f->name);
-    f->split_active = 0;
-    mp_status_copy(status, &f->split_status);
-    return MPI_SUCCESS;
+    mp_request *r = f->split_req;
+    f->split_req = NULL;
+    int err = mp_wait_request(r);
+    if (!err)
+        mp_status_copy(status, &r->status);
+    mp_request_free(r);
+    return err;
 }

@@ -20,8 +20,8 @@
  * and nothing is moved; a job under way completes normally (MPI 4.0 3.8.4 allows either).
  * MPI_File_close first waits for the file's outstanding jobs (a job has its pieces and holds
  * its datatype, so a new view does not concern it).
- * Collective nonblocking accesses (iread_all ...) still complete in the initiating call: their
- * exchange needs MPI.
+ * Buffered collective nonblocking accesses (iread_all ...) are coll.c's: their exchange needs
+ * MPI; unbuffered ones (a group of one, buffering disabled, atomic mode) come here.
  */
 #include "io/io_impl.h"
 #include <errno.h>
@@ -244,16 +244,23 @@ int mp_io_cancel(mp_request *r)
     return MPI_SUCCESS;
 }
 
+static int has_job(const mp_file *f)
+{
+    const job *j = pending;
+    while (j && j->f != f)
+        j = j->pnext;
+    return j != NULL;
+}
+
 void mp_io_async_drain(const mp_file *f)
 {
-    for (;;) {
-        const job *j = pending;
-        while (j && j->f != f)
-            j = j->pnext;
-        if (!j)
-            return;
-        unsigned spins = 0;
+    mp_io_progress_while(has_job, f);
+}
+
+void mp_io_progress_while(int (*busy)(const mp_file *f), const mp_file *f)
+{
+    unsigned spins = 0;
+    while (busy(f))
         if (!mp_progress())
             mp_idle(&spins);
-    }
 }

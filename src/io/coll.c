@@ -1,5 +1,5 @@
-/* coll.c -- two-phase collective buffering for the _all accesses.
- * MemPI, BSD-3-Clause (see LICENSE).
+/* coll.c -- two-phase collective buffering for the _all accesses, blocking, nonblocking and
+ * split.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * A collective read or write of many ranks' noncontiguous pieces becomes a few large
  * contiguous requests.  Every rank announces the file range its access spans (one allgather);
@@ -15,9 +15,23 @@
  * aggregator of a read reads the span with one pread and sends each rank its pieces back.
  * Holes between domains are never touched.  When no two ranks' ranges overlap, every rank
  * accesses its own range independently instead (unless romio_cb_write / romio_cb_read =
- * enable): the exchange would only copy data no other request touches.  Atomic mode and the
- * hints romio_cb_write /
- * romio_cb_read = disable fall back to independent access (access.c), as does a group of one.
+ * enable): the exchange would only copy data no other request touches; and a read of large
+ * pieces on one host reads each rank's pieces in place (DIRECT_PIECE below).  Atomic mode and
+ * the hints romio_cb_write / romio_cb_read = disable fall back to independent access
+ * (access.c), as does a group of one.
+ *
+ * Every buffered access, blocking or not, is one state machine (struct cop): each step issues
+ * at most one nonblocking collective on the file's private communicator and the next step
+ * runs when it has completed; the file work between (the aggregator's pread/pwrite, an
+ * independent access) is done by the step itself.  A progress hook advances the machines, so
+ * MPI_File_iwrite_all and the split _begin calls return at once and the access moves on in
+ * whatever MPI call the program makes next (a receive, a test, the wait); a blocking _all
+ * call starts the machine and waits for its request.  Collectives of one communicator must be
+ * issued in the same order on every rank, so a file's accesses run one after another in the
+ * order they were started, and the file's other collective calls (views, sizes, sync, close,
+ * ordered accesses, seek_shared) first wait for them (mp_io_coll_drain).  A rank whose
+ * checks fail still takes part in the first step, an allgather that carries every rank's
+ * error class, so no rank is left waiting in the exchange.
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
@@ -35,6 +49,16 @@ static void plist_add(plist *l, int64_t off, int64_t len, int64_t mpos)
     }
     l->p[l->n++] = (piece){ off, len, mpos };
 }
+
+/* A collective read whose group is on one host and whose pieces average at least
+ * DIRECT_PIECE bytes is done by every rank reading its own pieces where they lie, one pread
+ * each, with no exchange and no sieving: the host's page cache serves every rank alike, so
+ * the collective gains nothing from fewer, larger requests, while an aggregator would read
+ * the union alone and copy every byte twice more (into the exchange and out of it); pread
+ * from the page cache costs far more per byte than memcpy, so reading only one's own bytes,
+ * all ranks at once, is the fastest.  Smaller pieces keep collective buffering: their
+ * system calls would cost more than the exchange. */
+enum { DIRECT_PIECE = 1024 };
 
 int mp_io_cb_enabled(const mp_file *f, int write)
 {
@@ -142,125 +166,6 @@ static void scratch_trim(mp_file *f)
         }
 }
 
-/* One round: exchange, aggregate, exchange back (reads).  Returns an MPI error code. */
-static int round_trip(const char *F, mp_file *f, int write, const layout *L, int r,
-                      MPI_Offset pos, size_t bytes, char *mem, int my_agg)
-{
-    mp_comm *c = f->comm;
-    int n = c->size, err = MPI_SUCCESS;
-    plist *to = mp_calloc((size_t)L->naggs, sizeof *to);
-    if (bytes) {
-        split_ctx s = { L, r, to };
-        err = mp_io_pieces(f, pos, bytes, split_piece, &s);
-    }
-    MPI_Aint *cnt = mp_calloc((size_t)n * 8, sizeof *cnt);
-    MPI_Aint *sc = cnt, *sd = cnt + n, *rc = cnt + 2 * n, *rd = cnt + 3 * n;
-    MPI_Aint *sbc = cnt + 4 * n, *sbd = cnt + 5 * n, *rbc = cnt + 6 * n, *rbd = cnt + 7 * n;
-    for (int k = 0; k < L->naggs; k++) {
-        sc[L->agg[k]] = (MPI_Aint)to[k].n * 2;
-        for (size_t i = 0; i < to[k].n; i++)
-            sbc[L->agg[k]] += (MPI_Aint)to[k].p[i].len;
-    }
-    mp_datatype *aint = mp_datatype_get(MPI_AINT), *i64 = mp_datatype_get(MPI_INT64_T),
-                *byte = mp_datatype_get(MPI_BYTE);
-    /* counts of descriptors (and of bytes) each rank sends each aggregator */
-    MPI_Aint *both_s = mp_malloc(sizeof(MPI_Aint) * 2 * (size_t)n), *both_r = mp_malloc(sizeof(MPI_Aint) * 2 * (size_t)n);
-    for (int p = 0; p < n; p++) {
-        both_s[2 * p] = sc[p];
-        both_s[2 * p + 1] = sbc[p];
-    }
-    int cerr = mp_alltoall(both_s, 2, aint, both_r, 2, aint, c);
-    MPI_Aint stot = 0, rtot = 0, sbtot = 0, rbtot = 0;
-    for (int p = 0; p < n; p++) {
-        rc[p] = both_r[2 * p];
-        rbc[p] = both_r[2 * p + 1];
-        sd[p] = stot, stot += sc[p];
-        rd[p] = rtot, rtot += rc[p];
-        sbd[p] = sbtot, sbtot += sbc[p];
-        rbd[p] = rbtot, rbtot += rbc[p];
-    }
-    free(both_s);
-    free(both_r);
-    int64_t *sdesc = mp_malloc(sizeof(int64_t) * (size_t)(stot + 1));
-    int64_t *rdesc = mp_malloc(sizeof(int64_t) * (size_t)(rtot + 1));
-    char *sdata = scratch(f, SCR_SEND, (size_t)(write ? sbtot : rbtot) + 1);
-    char *rdata = scratch(f, SCR_RECV, (size_t)(write ? rbtot : sbtot) + 1);
-    for (int k = 0; k < L->naggs; k++) {
-        int64_t *d = sdesc + sd[L->agg[k]];
-        char *data = sdata + sbd[L->agg[k]];
-        for (size_t i = 0; i < to[k].n; i++) {
-            d[2 * i] = to[k].p[i].off;
-            d[2 * i + 1] = to[k].p[i].len;
-            if (write) {
-                memcpy(data, mem + to[k].p[i].mpos, (size_t)to[k].p[i].len);
-                data += to[k].p[i].len;
-            }
-        }
-    }
-    if (!cerr)
-        cerr = mp_alltoallv(sdesc, sc, sd, i64, rdesc, rc, rd, i64, c);
-    if (!cerr && write)
-        cerr = mp_alltoallv(sdata, sbc, sbd, byte, rdata, rbc, rbd, byte, c);
-
-    /* the aggregator's part: rtot / 2 pieces, with their data (writes) at rdata in order */
-    if (!cerr && my_agg >= 0 && rtot > 0) {
-        size_t np = (size_t)rtot / 2;
-        piece *ps = mp_malloc(sizeof *ps * np);
-        int64_t at = 0;
-        for (size_t i = 0; i < np; i++) {
-            ps[i] = (piece){ rdesc[2 * i], rdesc[2 * i + 1], at };
-            at += rdesc[2 * i + 1];
-        }
-        qsort(ps, np, sizeof *ps, cmp_piece);
-        int64_t wlo = ps[0].off, whi = wlo, holes = 0;
-        for (size_t i = 0; i < np; i++) {
-            if (ps[i].off > whi)
-                holes = 1;
-            if (ps[i].off + ps[i].len > whi)
-                whi = ps[i].off + ps[i].len;
-        }
-        char *span = scratch(f, SCR_SPAN, (size_t)(whi - wlo));
-        /* the span is locked like any write, so that a sieving independent writer's
-         * read-modify-write of an overlapping block cannot undo it (access.c) */
-        int locked = write && mp_io_write_locks(f) &&
-                     mp_io_lock(f, wlo, whi - wlo, 1, 1) == 0;
-        if (!write || holes)
-            err = span_io(F, f, 0, span, wlo, whi - wlo);
-        if (!err && write) {
-            for (size_t i = 0; i < np; i++)
-                memcpy(span + (ps[i].off - wlo), rdata + ps[i].mpos, (size_t)ps[i].len);
-            err = span_io(F, f, 1, span, wlo, whi - wlo);
-        }
-        if (locked)
-            mp_io_lock(f, wlo, whi - wlo, 1, 0);
-        if (!err && !write) {
-            /* rdata (sized sbtot: what I send back) gets the pieces in arrival order */
-            for (size_t i = 0; i < np; i++)
-                memcpy(sdata + ps[i].mpos, span + (ps[i].off - wlo), (size_t)ps[i].len);
-        }
-        free(ps);
-    }
-    if (!cerr && !write)
-        cerr = mp_alltoallv(sdata, rbc, rbd, byte, rdata, sbc, sbd, byte, c);
-    if (!cerr && !write) {
-        const char *data = rdata;
-        for (int k = 0; k < L->naggs; k++) {
-            data = rdata + sbd[L->agg[k]];
-            for (size_t i = 0; i < to[k].n; i++) {
-                memcpy(mem + to[k].p[i].mpos, data, (size_t)to[k].p[i].len);
-                data += to[k].p[i].len;
-            }
-        }
-    }
-    for (int k = 0; k < L->naggs; k++)
-        free(to[k].p);
-    free(to);
-    free(cnt);
-    free(sdesc);
-    free(rdesc);
-    return cerr ? cerr : err;
-}
-
 static int cmp_range(const void *x, const void *y)
 {
     const int64_t *a = x, *b = y;
@@ -286,78 +191,482 @@ static int ranges_overlap(const int64_t *r, int n)
     return overlap;
 }
 
-int mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
-                    char *mem, size_t *moved)
+/* The allgather of the first step: every rank's error class (the agreement that none failed
+ * its checks), file range [lo, hi), and its pieces and bytes (whether a read goes direct). */
+enum { G_CLASS, G_LO, G_HI, G_PIECES, G_BYTES, NGATHER };
+
+/* One collective access in progress (a two-phase access as a state machine).  Every step
+ * issues at most one nonblocking collective on f's communicator and waits for it; the file
+ * work between (the aggregator's pread/pwrite, an independent or direct access) is done by
+ * the step, in the MPI call that runs the progress hook. */
+enum { ST_GATHER, ST_GATHERED, ST_COUNTS, ST_DESC, ST_DATA, ST_AGG, ST_UNPACK,
+       ST_FAILED, ST_END };
+typedef struct cop {
+    struct cop *next;                 /* every access in progress, in the order started */
+    const char *F;
+    mp_file *f;
+    mp_io_args a;                     /* the access (one reference on a.dt) */
+    int nonblocking;
+    mp_request *req, *inner;          /* the user's request; the collective step in flight */
+    int state, err;
+    int lerr;                         /* this rank's failed check, before the agreement */
+    int cls[2];                       /* the final allreduce: my error class, the largest */
+    MPI_Offset pos;                   /* stream byte of the access's start */
+    size_t bytes;
+    mp_io_xfer x;                     /* mem: the data in the file's form; moved */
+    char *tmp;                        /* packed or converted copy, or NULL */
+    int64_t mine[NGATHER], *all;      /* what every rank announces (G_*), all ranks' */
+    layout L;
+    int my_agg, r;
+    /* the round's exchange (round_*) */
+    plist *to;
+    MPI_Aint *cnt, *both;
+    int64_t *sdesc, *rdesc;
+    char *sdata, *rdata;
+    MPI_Aint rtot;
+} cop;
+
+static cop *cops;                     /* in the order started */
+static int ncops;                     /* the progress hook's gate */
+
+/* A step's collective: in flight, or its failure ends the access (later steps would not
+ * match the other ranks' anyway). */
+static void issue(cop *o, int err, int next)
 {
-    mp_comm *c = f->comm;
-    int n = c->size;
-    int64_t mine[2] = { INT64_MAX, INT64_MIN };
-    if (bytes) {
-        mine[0] = mp_io_file_offset(f, pos);
-        mine[1] = mp_io_span_end(f, pos, bytes);
-    }
-    int64_t *all = mp_malloc(sizeof(int64_t) * 2 * (size_t)n);
-    mp_datatype *i64 = mp_datatype_get(MPI_INT64_T);
-    int err = mp_allgather(mine, 2, i64, all, 2, i64, c);
     if (err) {
-        free(all);
-        return err;
+        o->err = o->err ? o->err : err;
+        o->state = ST_END;
+    } else {
+        o->state = next;
     }
-    layout L = { 0 };
-    L.lo = INT64_MAX;
-    L.hi = INT64_MIN;
+}
+
+static void round_free(cop *o)
+{
+    if (o->to)
+        for (int k = 0; k < o->L.naggs; k++)
+            free(o->to[k].p);
+    free(o->to);
+    free(o->cnt);
+    free(o->both);
+    free(o->sdesc);
+    free(o->rdesc);
+    o->to = NULL;
+    o->cnt = o->both = NULL;
+    o->sdesc = o->rdesc = NULL;
+}
+
+static mp_datatype *dt_of(MPI_Datatype t) { return mp_datatype_get(t); }
+
+/* Round r, first step: my pieces cut by the aggregators' windows; counts to every rank. */
+static void round_counts(cop *o)
+{
+    mp_comm *c = o->f->comm;
+    int n = c->size;
+    const layout *L = &o->L;
+    o->to = mp_calloc((size_t)L->naggs, sizeof *o->to);
+    if (o->bytes) {
+        split_ctx sc = { L, o->r, o->to };
+        mp_io_pieces(o->f, o->pos, o->bytes, split_piece, &sc);
+    }
+    o->cnt = mp_calloc((size_t)n * 8, sizeof *o->cnt);
+    MPI_Aint *sc = o->cnt, *sbc = o->cnt + 4 * n;
+    for (int k = 0; k < L->naggs; k++) {
+        sc[L->agg[k]] = (MPI_Aint)o->to[k].n * 2;
+        for (size_t i = 0; i < o->to[k].n; i++)
+            sbc[L->agg[k]] += (MPI_Aint)o->to[k].p[i].len;
+    }
+    /* counts of descriptors and of bytes each rank sends each aggregator */
+    o->both = mp_malloc(sizeof(MPI_Aint) * 4 * (size_t)n);
     for (int p = 0; p < n; p++) {
-        L.lo = all[2 * p] < L.lo ? all[2 * p] : L.lo;
-        L.hi = all[2 * p + 1] > L.hi ? all[2 * p + 1] : L.hi;
+        o->both[2 * p] = sc[p];
+        o->both[2 * p + 1] = sbc[p];
     }
-    int interleaved = (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_ENABLE ||
-                      ranges_overlap(all, n);
-    free(all);
-    *moved = bytes;
-    if (L.lo >= L.hi)
-        return MPI_SUCCESS;            /* nobody moves anything */
-    if (!interleaved)
-        return MP_IO_INDEPENDENT;      /* every rank's range is its own */
+    issue(o, mp_ialltoall(o->both, 2, dt_of(MPI_AINT), o->both + 2 * n, 2, dt_of(MPI_AINT),
+                          c, &o->inner), ST_DESC);
+}
+
+/* Second step: the descriptors (and a write's data) to the aggregators. */
+static void round_desc(cop *o)
+{
+    mp_comm *c = o->f->comm;
+    int n = c->size, write = o->a.write;
+    const layout *L = &o->L;
+    MPI_Aint *sc = o->cnt, *sd = o->cnt + n, *rc = o->cnt + 2 * n, *rd = o->cnt + 3 * n;
+    MPI_Aint *sbc = o->cnt + 4 * n, *sbd = o->cnt + 5 * n, *rbc = o->cnt + 6 * n,
+             *rbd = o->cnt + 7 * n;
+    MPI_Aint *got = o->both + 2 * n, stot = 0, rtot = 0, sbtot = 0, rbtot = 0;
+    for (int p = 0; p < n; p++) {
+        rc[p] = got[2 * p];
+        rbc[p] = got[2 * p + 1];
+        sd[p] = stot, stot += sc[p];
+        rd[p] = rtot, rtot += rc[p];
+        sbd[p] = sbtot, sbtot += sbc[p];
+        rbd[p] = rbtot, rbtot += rbc[p];
+    }
+    o->rtot = rtot;
+    o->sdesc = mp_malloc(sizeof(int64_t) * (size_t)(stot + 1));
+    o->rdesc = mp_malloc(sizeof(int64_t) * (size_t)(rtot + 1));
+    o->sdata = scratch(o->f, SCR_SEND, (size_t)(write ? sbtot : rbtot) + 1);
+    o->rdata = scratch(o->f, SCR_RECV, (size_t)(write ? rbtot : sbtot) + 1);
+    for (int k = 0; k < L->naggs; k++) {
+        int64_t *d = o->sdesc + sd[L->agg[k]];
+        char *data = o->sdata + sbd[L->agg[k]];
+        for (size_t i = 0; i < o->to[k].n; i++) {
+            d[2 * i] = o->to[k].p[i].off;
+            d[2 * i + 1] = o->to[k].p[i].len;
+            if (write) {
+                memcpy(data, o->x.mem + o->to[k].p[i].mpos, (size_t)o->to[k].p[i].len);
+                data += o->to[k].p[i].len;
+            }
+        }
+    }
+    issue(o, mp_ialltoallv(o->sdesc, sc, sd, dt_of(MPI_INT64_T), o->rdesc, rc, rd,
+                           dt_of(MPI_INT64_T), c, &o->inner), write ? ST_DATA : ST_AGG);
+}
+
+/* A write's third step: the data to the aggregators. */
+static void round_data(cop *o)
+{
+    int n = o->f->comm->size;
+    MPI_Aint *sbc = o->cnt + 4 * n, *sbd = o->cnt + 5 * n, *rbc = o->cnt + 6 * n,
+             *rbd = o->cnt + 7 * n;
+    issue(o, mp_ialltoallv(o->sdata, sbc, sbd, dt_of(MPI_BYTE), o->rdata, rbc, rbd,
+                           dt_of(MPI_BYTE), o->f->comm, &o->inner), ST_AGG);
+}
+
+/* The aggregator's part of round r: rtot / 2 pieces, with their data (writes) at rdata in
+ * order; a read's pieces go to sdata in arrival order.  Returns an MPI error code. */
+static int aggregate(cop *o)
+{
+    mp_file *f = o->f;
+    int write = o->a.write, err = MPI_SUCCESS;
+    size_t np = (size_t)o->rtot / 2;
+    if (o->my_agg < 0 || np == 0)
+        return MPI_SUCCESS;
+    piece *ps = mp_malloc(sizeof *ps * np);
+    int64_t at = 0;
+    for (size_t i = 0; i < np; i++) {
+        ps[i] = (piece){ o->rdesc[2 * i], o->rdesc[2 * i + 1], at };
+        at += o->rdesc[2 * i + 1];
+    }
+    qsort(ps, np, sizeof *ps, cmp_piece);
+    int64_t wlo = ps[0].off, whi = wlo, holes = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (ps[i].off > whi)
+            holes = 1;
+        if (ps[i].off + ps[i].len > whi)
+            whi = ps[i].off + ps[i].len;
+    }
+    char *span = scratch(f, SCR_SPAN, (size_t)(whi - wlo));
+    /* the span is locked like any write, so that a sieving independent writer's
+     * read-modify-write of an overlapping block cannot undo it (access.c) */
+    int locked = write && mp_io_write_locks(f) && mp_io_lock(f, wlo, whi - wlo, 1, 1) == 0;
+    if (!write || holes)
+        err = span_io(o->F, f, 0, span, wlo, whi - wlo);
+    if (!err && write) {
+        for (size_t i = 0; i < np; i++)
+            memcpy(span + (ps[i].off - wlo), o->rdata + ps[i].mpos, (size_t)ps[i].len);
+        err = span_io(o->F, f, 1, span, wlo, whi - wlo);
+    }
+    if (locked)
+        mp_io_lock(f, wlo, whi - wlo, 1, 0);
+    if (!err && !write)
+        for (size_t i = 0; i < np; i++)
+            memcpy(o->sdata + ps[i].mpos, span + (ps[i].off - wlo), (size_t)ps[i].len);
+    free(ps);
+    return err;
+}
+
+/* A read's pieces from the aggregators into my data. */
+static void round_unpack(cop *o)
+{
+    int n = o->f->comm->size;
+    const MPI_Aint *sbd = o->cnt + 5 * n;
+    for (int k = 0; k < o->L.naggs; k++) {
+        const char *data = o->rdata + sbd[o->L.agg[k]];
+        for (size_t i = 0; i < o->to[k].n; i++) {
+            memcpy(o->x.mem + o->to[k].p[i].mpos, data, (size_t)o->to[k].p[i].len);
+            data += o->to[k].p[i].len;
+        }
+    }
+}
+
+/* After the allgather: nothing to do, every rank on its own, or the layout and round 0. */
+static void decide(cop *o)
+{
+    mp_file *f = o->f;
+    mp_comm *c = f->comm;
+    int n = c->size, write = o->a.write;
+    int forced = (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_ENABLE;
+    int may_direct = !write && !forced && c->nnodes == 1;
+    layout *L = &o->L;
+    int64_t *all = o->all, pieces = 0, total = 0;
+    L->lo = INT64_MAX;
+    L->hi = INT64_MIN;
+    for (int p = 0; p < n; p++) {
+        const int64_t *g = all + NGATHER * p;
+        L->lo = g[G_LO] < L->lo ? g[G_LO] : L->lo;
+        L->hi = g[G_HI] > L->hi ? g[G_HI] : L->hi;
+        pieces += g[G_PIECES];
+        total += g[G_BYTES];
+        all[2 * p] = g[G_LO];         /* compacted to pairs for ranges_overlap */
+        all[2 * p + 1] = g[G_HI];
+    }
+    int interleaved = forced || ranges_overlap(all, n);
+    o->x.moved = o->bytes;
+    if (L->lo >= L->hi) {             /* nobody moves anything */
+        o->state = ST_END;
+        return;
+    }
+    /* every rank's range its own, or large pieces on one host: no exchange */
+    int direct = interleaved && may_direct && pieces > 0 && total >= pieces * DIRECT_PIECE;
+    if (!interleaved || direct) {
+        o->x.moved = 0;
+        if (o->bytes)
+            o->err = mp_io_local(o->F, f, o->pos, o->bytes, &o->x, direct);
+        o->state = ST_END;
+        return;
+    }
     long want = f->hints.cb_nodes ? f->hints.cb_nodes : c->nnodes;
-    L.naggs = want < 1 ? 1 : want > n ? n : (int)want;
-    L.agg = mp_malloc(sizeof(int) * (size_t)L.naggs);
-    int my_agg = -1;
-    for (int k = 0; k < L.naggs; k++) {
-        L.agg[k] = L.naggs == c->nnodes ? c->node_leader[k] : (int)((int64_t)k * n / L.naggs);
-        if (L.agg[k] == c->rank)
-            my_agg = k;
+    L->naggs = want < 1 ? 1 : want > n ? n : (int)want;
+    L->agg = mp_malloc(sizeof(int) * (size_t)L->naggs);
+    o->my_agg = -1;
+    for (int k = 0; k < L->naggs; k++) {
+        L->agg[k] = L->naggs == c->nnodes ? c->node_leader[k]
+                                          : (int)((int64_t)k * n / L->naggs);
+        if (L->agg[k] == c->rank)
+            o->my_agg = k;
     }
     int64_t unit = f->hints.striping_unit > 0 ? f->hints.striping_unit : 1;
-    L.base = L.lo - L.lo % unit;
-    L.dom = (L.hi - L.base + L.naggs - 1) / L.naggs;
-    L.dom = (L.dom + unit - 1) / unit * unit;
-    L.cb = f->hints.cb_buffer_size;
-    if (L.cb > unit)
-        L.cb -= L.cb % unit;
-    L.rounds = (int)((L.dom + L.cb - 1) / L.cb);
-    for (int r = 0; r < L.rounds; r++) {
-        int rerr = round_trip(F, f, write, &L, r, pos, bytes, mem, my_agg);
-        if (rerr && !err)
-            err = rerr;
-    }
-    free(L.agg);
-    scratch_trim(f);
-    /* every rank learns whether an aggregator failed */
-    int e = err ? mp_error_class_of(err) : 0, any;
-    int aerr = mp_allreduce(&e, &any, 1, mp_datatype_get(MPI_INT), MPI_MAX, c);
-    if (err || aerr)
-        return err ? err : aerr;
-    if (any)
-        return mp_error_code(any, "%s: collective %s of '%s' failed on another process (%s)",
-                             F, write ? "write" : "read", f->name, mp_error_class_text(any));
-    if (!write && bytes) {
-        /* a read reports the data below the end of the file */
+    L->base = L->lo - L->lo % unit;
+    L->dom = (L->hi - L->base + L->naggs - 1) / L->naggs;
+    L->dom = (L->dom + unit - 1) / unit * unit;
+    L->cb = f->hints.cb_buffer_size;
+    if (L->cb > unit)
+        L->cb -= L->cb % unit;
+    L->rounds = (int)((L->dom + L->cb - 1) / L->cb);
+    o->r = 0;
+    o->state = ST_COUNTS;
+}
+
+/* The end: a read's count, the data back in the user's form, the request completed. */
+static void finish(cop *o)
+{
+    mp_file *f = o->f;
+    int err = o->err;
+    size_t native = 0;
+    if (!err && !o->a.write && o->bytes && o->L.agg) {
+        /* after an exchange a read reports the data below the end of the file */
         MPI_Offset size;
-        if ((err = mp_io_get_size(F, f, &size)))
-            return err;
-        eof_ctx ec = { size, 0 };
-        mp_io_pieces(f, pos, bytes, below_eof, &ec);
-        *moved = ec.moved;
+        if (!(err = mp_io_get_size(o->F, f, &size))) {
+            eof_ctx ec = { size, 0 };
+            mp_io_pieces(f, o->pos, o->bytes, below_eof, &ec);
+            o->x.moved = ec.moved;
+        }
     }
+    if (!err)
+        err = mp_io_unstage(o->F, f, &o->a, o->tmp, o->x.moved, &native);
+    MPI_Offset esize = f->etype->size;
+    if (!err && !o->nonblocking && o->a.where == MP_IO_INDIVIDUAL)
+        f->pos += o->a.write ? (MPI_Offset)o->bytes / esize : (MPI_Offset)o->x.moved / esize;
+    if (o->L.agg)
+        scratch_trim(f);
+    mp_request *r = o->req;
+    mp_status_empty(&r->status);
+    mp_status_set_bytes(&r->status, err ? 0 : (MPI_Count)native);
+    r->status.MPI_ERROR = err;
+    round_free(o);
+    free(o->L.agg);
+    free(o->all);
+    free(o->tmp);
+    mp_datatype_release(o->a.dt);
+    free(o);
+    mp_request_complete(r);
+}
+
+/* Runs o's steps until one waits for a collective; 1 when o has finished (and is freed). */
+static int advance(cop *o)
+{
+    mp_comm *c = o->f->comm;
+    for (;;) {
+        if (o->inner) {
+            if (!mp_request_is_done(o->inner))
+                return 0;
+            int e = o->inner->status.MPI_ERROR;
+            mp_request_free(o->inner);
+            o->inner = NULL;
+            if (e)
+                issue(o, e, ST_END);
+        }
+        switch (o->state) {
+        case ST_GATHER:
+            o->mine[G_CLASS] = o->lerr ? mp_error_class_of(o->lerr) : 0;
+            o->all = mp_malloc(sizeof(int64_t) * NGATHER * (size_t)c->size);
+            issue(o, mp_iallgather(o->mine, NGATHER, dt_of(MPI_INT64_T), o->all, NGATHER,
+                                   dt_of(MPI_INT64_T), c, &o->inner), ST_GATHERED);
+            break;
+        case ST_GATHERED: {
+            int64_t any = 0;
+            for (int p = 0; p < c->size; p++)
+                any = o->all[NGATHER * p + G_CLASS] > any ? o->all[NGATHER * p + G_CLASS] : any;
+            if (o->lerr || any) {
+                o->err = o->lerr ? o->lerr : mp_error_code((int)any, "%s: another process "
+                         "of the group failed its part of the collective access to '%s' (%s)",
+                         o->F, o->f->name, mp_error_class_text((int)any));
+                o->state = ST_END;
+                break;
+            }
+            decide(o);
+            break;
+        }
+        case ST_COUNTS:
+            if (o->r == o->L.rounds) {        /* every rank learns whether one failed */
+                o->cls[0] = o->err ? mp_error_class_of(o->err) : 0;
+                issue(o, mp_iallreduce(o->cls, o->cls + 1, 1, dt_of(MPI_INT), MPI_MAX, c,
+                                       &o->inner), ST_FAILED);
+                break;
+            }
+            round_counts(o);
+            break;
+        case ST_DESC:
+            round_desc(o);
+            break;
+        case ST_DATA:
+            round_data(o);
+            break;
+        case ST_AGG: {
+            int e = aggregate(o);
+            if (e && !o->err)
+                o->err = e;
+            if (!o->a.write) {                /* the pieces back to their readers */
+                int n = c->size;
+                MPI_Aint *sbc = o->cnt + 4 * n, *sbd = o->cnt + 5 * n, *rbc = o->cnt + 6 * n,
+                         *rbd = o->cnt + 7 * n;
+                issue(o, mp_ialltoallv(o->sdata, rbc, rbd, dt_of(MPI_BYTE), o->rdata, sbc,
+                                       sbd, dt_of(MPI_BYTE), c, &o->inner), ST_UNPACK);
+                break;
+            }
+            round_free(o);
+            o->r++;
+            o->state = ST_COUNTS;
+            break;
+        }
+        case ST_UNPACK:
+            round_unpack(o);
+            round_free(o);
+            o->r++;
+            o->state = ST_COUNTS;
+            break;
+        case ST_FAILED:
+            if (!o->err && o->cls[1])
+                o->err = mp_error_code(o->cls[1], "%s: collective %s of '%s' failed on "
+                                       "another process (%s)", o->F,
+                                       o->a.write ? "write" : "read", o->f->name,
+                                       mp_error_class_text(o->cls[1]));
+            o->state = ST_END;
+            break;
+        case ST_END:
+            finish(o);
+            return 1;
+        }
+    }
+}
+
+/* Whether an earlier access of o's file is still in progress (o waits its turn). */
+static int behind(const cop *o)
+{
+    for (const cop *p = cops; p != o; p = p->next)
+        if (p->f == o->f)
+            return 1;
+    return 0;
+}
+
+/* The progress hook: advances every access whose turn it is. */
+static int progress_cops(void)
+{
+    static int busy;                  /* a step's collective may poll progress itself */
+    if (busy)
+        return 0;
+    busy = 1;
+    int events = 0;
+    for (cop **p = &cops; *p;) {
+        cop *o = *p;
+        if (behind(o)) {
+            p = &o->next;
+            continue;
+        }
+        cop *next = o->next;
+        if (advance(o)) {
+            *p = next;                /* o is freed */
+            ncops--;
+            events++;
+        } else {
+            p = &o->next;
+        }
+    }
+    busy = 0;
+    return events;
+}
+
+int mp_io_coll_start(const char *F, mp_file *f, const mp_io_args *a, int nonblocking,
+                     mp_request **req)
+{
+    cop *o = mp_calloc(1, sizeof *o);
+    o->F = F;
+    o->f = f;
+    o->a = *a;
+    mp_datatype_retain(a->dt);
+    o->nonblocking = nonblocking;
+    o->state = ST_GATHER;
+    o->x.F = F;
+    o->x.f = f;
+    o->x.write = a->write;
+    o->lerr = mp_io_check(F, f, a, &o->bytes);
+    MPI_Offset esize = f->etype->size;
+    o->pos = (a->where == MP_IO_AT ? a->offset : f->pos) * esize;
+    if (!o->lerr)
+        o->lerr = mp_io_stage(F, f, a, o->bytes, &o->x.mem, &o->tmp);
+    if (o->lerr)
+        o->bytes = 0;
+    /* my range [lo, hi), and for a read that may go direct my pieces' count and bytes */
+    o->mine[G_LO] = INT64_MAX;
+    o->mine[G_HI] = INT64_MIN;
+    o->mine[G_BYTES] = (int64_t)o->bytes;
+    if (o->bytes) {
+        o->mine[G_LO] = mp_io_file_offset(f, o->pos);
+        o->mine[G_HI] = mp_io_span_end(f, o->pos, o->bytes);
+        size_t np = 0;
+        if (!a->write && f->comm->nnodes == 1 &&
+            !mp_io_pieces(f, o->pos, o->bytes, mp_io_count_piece, &np))
+            o->mine[G_PIECES] = (int64_t)np;
+    }
+    if (nonblocking && !o->lerr && a->where == MP_IO_INDIVIDUAL)
+        f->pos += (MPI_Offset)o->bytes / esize;   /* at once, by the etypes requested */
+    mp_request *r = mp_request_alloc(MP_REQ_FILE);
+    r->comm = f->comm;
+    r->owner = f;                     /* its errors go through f's handler (binding) */
+    o->req = r;
+    *req = r;
+    cop **p = &cops;
+    while (*p)
+        p = &(*p)->next;
+    *p = o;
+    ncops++;
+    mp_progress_register_gated(progress_cops, &ncops);   /* once: it ignores repeats */
+    progress_cops();                  /* its first step, when it is its file's turn */
     return MPI_SUCCESS;
+}
+
+static int has_cop(const mp_file *f)
+{
+    const cop *o = cops;
+    while (o && o->f != f)
+        o = o->next;
+    return o != NULL;
+}
+
+void mp_io_coll_drain(const mp_file *f)
+{
+    mp_io_progress_while(has_cop, f);
 }

@@ -246,6 +246,11 @@ fail:
 int mp_io_close(const char *F, mp_file *f)
 {
     mp_io_async_drain(f);               /* this process's nonblocking accesses are done */
+    mp_io_coll_drain(f);
+    if (f->split_req) {                 /* a split collective never ended: done now */
+        mp_request_free(f->split_req);
+        f->split_req = NULL;
+    }
     int err = mp_barrier(f->comm);      /* every rank's accesses are over */
     if (f->fd >= 0 && close(f->fd) && !err)
         err = mp_io_errno(F, f->name, "cannot close", errno);
@@ -282,6 +287,7 @@ static int by_rank0(const char *F, mp_file *f, int local)
 
 int mp_io_set_size(const char *F, mp_file *f, MPI_Offset size)
 {
+    mp_io_coll_drain(f);               /* f's collectives run in the order they were called */
     int local = mp_barrier(f->comm);   /* every rank's earlier calls see the old size */
     if (local)
         return local;
@@ -292,6 +298,7 @@ int mp_io_set_size(const char *F, mp_file *f, MPI_Offset size)
 
 int mp_io_preallocate(const char *F, mp_file *f, MPI_Offset size)
 {
+    mp_io_coll_drain(f);
     int local = mp_barrier(f->comm);
     if (local)
         return local;
@@ -315,6 +322,7 @@ int mp_io_get_size(const char *F, mp_file *f, MPI_Offset *size)
 int mp_io_sync(const char *F, mp_file *f)
 {
     int err = MPI_SUCCESS;
+    mp_io_coll_drain(f);
     if (!(f->amode & MPI_MODE_RDONLY) && fsync(f->fd))
         err = mp_io_errno(F, f->name, "cannot sync", errno);
     int berr = mp_barrier(f->comm);
@@ -426,6 +434,7 @@ int mp_io_set_atomicity(const char *F, mp_file *f, int flag)
 {
     /* all must agree; the barrier also orders it against the accesses around it */
     int mine[2] = { !!flag, -!!flag }, all[2];
+    mp_io_coll_drain(f);
     int err = mp_allreduce(mine, all, 2, mp_datatype_get(MPI_INT), MPI_MIN, f->comm);
     if (err)
         return err;

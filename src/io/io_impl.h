@@ -50,10 +50,10 @@ struct mp_file {
     MPI_Offset pos;                   /* individual file pointer, etypes */
     /* shared file pointer: one MPI_Offset on rank 0 of comm, in etypes */
     mp_win *shwin;
-    /* split collective in progress */
-    int split_active, split_write, split_where;
+    /* split collective in progress: its request (NULL: none) and what it was begun as */
+    mp_request *split_req;
+    int split_write, split_where;
     const void *split_buf;
-    MPI_Status split_status;
     /* coll.c's buffers (span, data sent, data received), kept from one access to the next */
     char *cb_scratch[3];
     size_t cb_cap[3];
@@ -110,6 +110,8 @@ enum { MP_IO_XFER_FAILED = -1 };      /* a piece function's failure, recorded in
 /* An mp_io_piece_fn moving one piece of x (ctx); 1 at the end of the file. */
 int  mp_io_move_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
 int  mp_io_sieve_flush(mp_io_xfer *x);            /* a write's last sieve block */
+/* An mp_io_piece_fn counting the pieces (ctx: a size_t). */
+int  mp_io_count_piece(void *ctx, MPI_Offset off, size_t len, size_t done);
 /* Whether the access of stream bytes [pos, pos + bytes), from file byte start, is sieved
  * (then x->scap and x->send are set and the caller allocates x->sbuf). */
 int  mp_io_sieve_plan(mp_io_xfer *x, MPI_Offset pos, size_t bytes, MPI_Offset start);
@@ -144,16 +146,30 @@ int  mp_io_rw(const mp_file *f, int write, char *buf, size_t len, MPI_Offset off
 /* MPI error code for errno e of an operation on f (message: "F: what 'name': strerror"). */
 int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 
+/* access.c: an access's size in file bytes and its checks (the same on every path). */
+int  mp_io_check(const char *F, mp_file *f, const mp_io_args *a, size_t *bytes);
+/* The independent transfer of stream bytes [spos, spos + bytes) between the file and x->mem
+ * (x's F, f, write and mem set): atomic mode's lock, data sieving as the hints say unless
+ * `direct` (one pread or pwrite per piece), x->moved the bytes moved. */
+int  mp_io_local(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes,
+                 mp_io_xfer *x, int direct);
+
 /* coll.c: two-phase collective buffering.  Whether an _all access of f uses it (the same
- * answer on every rank); the access itself, collective over f's group, for stream bytes
- * [pos, pos+bytes) and the packed data mem; *moved gets the bytes accessed. */
+ * answer on every rank). */
 int  mp_io_cb_enabled(const mp_file *f, int write);
-int  mp_io_two_phase(const char *F, mp_file *f, int write, MPI_Offset pos, size_t bytes,
-                     char *mem, size_t *moved);
-/* mp_io_two_phase's answer when no two ranks' ranges overlap (and the hint does not force
- * buffering): every rank then accesses its own range independently, as ROMIO's automatic
- * mode does -- an exchange would only copy data that no other rank's request touches. */
-enum { MP_IO_INDEPENDENT = 1 };
+/* Starts the buffered collective access a (an _all form with an explicit offset or the
+ * individual pointer) and returns its request (kind MP_REQ_FILE, owner f), which progress
+ * completes: the access runs as a sequence of nonblocking collectives on f's communicator,
+ * the file work done between them in the progress hook.  The accesses of a file run one after
+ * another in the order they were started (the same on every rank, as MPI requires of
+ * collectives).  `nonblocking`: the individual pointer moves by the etypes requested now
+ * (else by those accessed, at completion).  Local checks fail in the request, after every
+ * rank has agreed, so no rank is left waiting in the exchange. */
+int  mp_io_coll_start(const char *F, mp_file *f, const mp_io_args *a, int nonblocking,
+                      mp_request **req);
+/* Waits, driving progress, until f has no collective access in progress: every other
+ * collective of f's communicator (views, sizes, sync, close, ordered accesses) comes after. */
+void mp_io_coll_drain(const mp_file *f);
 
 /* aio.c: a nonblocking independent access of stream bytes [pos, pos + bytes) (bytes > 0,
  * checked, position taken) handed to the I/O thread; *req completes through progress. */
@@ -161,6 +177,8 @@ int  mp_io_async(const char *F, mp_file *f, const mp_io_args *a, MPI_Offset pos,
                  mp_request **req);
 /* Waits (driving progress) until no job of f is outstanding (before close). */
 void mp_io_async_drain(const mp_file *f);
+/* Drives progress, with the waiting policy's yields, while busy(f). */
+void mp_io_progress_while(int (*busy)(const mp_file *f), const mp_file *f);
 
 /* shared.c: the shared file pointer (etypes) */
 int  mp_io_shared_init(const char *F, mp_file *f, MPI_Offset initial);   /* collective */

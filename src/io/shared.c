@@ -58,6 +58,7 @@ int mp_io_shared_fetch_add(const char *F, mp_file *f, MPI_Offset add, MPI_Offset
 
 int mp_io_shared_set(const char *F, mp_file *f, MPI_Offset value)
 {
+    mp_io_coll_drain(f);              /* f's collectives run in the order they were called */
     int err = f->comm->rank == 0 ? fop(F, f, value, MPI_REPLACE, NULL) : MPI_SUCCESS;
     int berr = mp_barrier(f->comm);
     return err ? err : berr;

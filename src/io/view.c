@@ -389,6 +389,7 @@ int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etyp
                    mp_datatype *filetype, const char *datarep, MPI_Info info)
 {
     repr r = { 0, NULL, datarep };
+    mp_io_coll_drain(f);              /* f's collectives run in the order they were called */
     int err = datarep_of(F, datarep, &r.rep, &r.user);
     if (err)
         return err;

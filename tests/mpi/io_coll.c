@@ -11,44 +11,45 @@
  * of the file must count only the bytes that exist.  Five hint sets: none; cb_buffer_size=64
  * with cb_nodes=2 (many rounds, two aggregators); cb_buffer_size=100 with cb_nodes = the
  * group size; striping_unit=24 with cb_nodes=2 and cb_buffer_size=50 (file domains and
- * windows aligned to 24 bytes); romio_cb_write/romio_cb_read=disable.
+ * windows aligned to 24 bytes); romio_cb_write/romio_cb_read=disable; and with blocks of
+ * 1500 bytes and no hints, whose collective reads on one host each rank does alone.
  */
 #include "io_common.h"
 
-enum { BLK = 5, GAP = 3, NBLK = 40 };
-static int me, np;
+enum { GAP = 3, NBLK = 40 };
+static int me, np, blk = 5;   /* bytes per block */
 
 static unsigned char background(long i) { return (unsigned char)(i % 251); }
 /* the byte at file offset i if some rank wrote it, else -1 */
 static int written(long i)
 {
-    long stride = (long)np * (BLK + GAP), in = i % stride, blk = i / stride;
-    int r = (int)(in / (BLK + GAP));
-    if (blk >= NBLK || in % (BLK + GAP) >= BLK)
+    long stride = (long)np * (blk + GAP), in = i % stride, b = i / stride;
+    int r = (int)(in / (blk + GAP));
+    if (b >= NBLK || in % (blk + GAP) >= blk)
         return -1;
-    return (r * 37 + (int)blk * 11 + (int)(in % (BLK + GAP))) & 0xff;
+    return (r * 37 + (int)b * 11 + (int)(in % (blk + GAP))) & 0xff;
 }
 
 static void run(MPI_Info info, const char *name)
 {
-    long size = (long)np * (BLK + GAP) * NBLK + 17;
+    long size = (long)np * (blk + GAP) * NBLK + 17;
     MPI_File fh = io_create(name, info);
     io_fill_background(fh, size, background);
     MPI_Datatype vec, ft;
-    MPI_Type_vector(NBLK, BLK, np * (BLK + GAP), MPI_BYTE, &vec);
-    MPI_Type_create_resized(vec, 0, (MPI_Aint)np * (BLK + GAP) * NBLK, &ft);
+    MPI_Type_vector(NBLK, blk, np * (blk + GAP), MPI_BYTE, &vec);
+    MPI_Type_create_resized(vec, 0, (MPI_Aint)np * (blk + GAP) * NBLK, &ft);
     MPI_Type_commit(&ft);
     MPI_Type_free(&vec);
-    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * (BLK + GAP), MPI_BYTE, ft, "native", info));
-    unsigned char mine[BLK * NBLK], back[BLK * NBLK + 8];
+    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * (blk + GAP), MPI_BYTE, ft, "native", info));
+    unsigned char *mine = malloc((size_t)blk * NBLK), *back = malloc((size_t)blk * NBLK + 8);
     for (int b = 0; b < NBLK; b++)
-        for (int k = 0; k < BLK; k++)
-            mine[b * BLK + k] = (unsigned char)((me * 37 + b * 11 + k) & 0xff);
+        for (int k = 0; k < blk; k++)
+            mine[b * blk + k] = (unsigned char)((me * 37 + b * 11 + k) & 0xff);
     MPI_Status st;
     int n;
-    CHECK_MPI(MPI_File_write_all(fh, mine, BLK * NBLK, MPI_BYTE, &st));
+    CHECK_MPI(MPI_File_write_all(fh, mine, blk * NBLK, MPI_BYTE, &st));
     MPI_Get_count(&st, MPI_BYTE, &n);
-    CHECK(n == BLK * NBLK, "%s: write_all count %d", name, n);
+    CHECK(n == blk * NBLK, "%s: write_all count %d", name, n);
     CHECK_MPI(MPI_File_sync(fh));
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_MPI(MPI_File_sync(fh));
@@ -65,19 +66,19 @@ static void run(MPI_Info info, const char *name)
     }
     free(all);
     /* back through the view, collectively; 8 bytes more than there are for the last rank */
-    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * (BLK + GAP), MPI_BYTE, ft, "native", info));
-    CHECK_MPI(MPI_File_read_at_all(fh, 0, back, BLK * NBLK, MPI_BYTE, &st));
+    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * (blk + GAP), MPI_BYTE, ft, "native", info));
+    CHECK_MPI(MPI_File_read_at_all(fh, 0, back, blk * NBLK, MPI_BYTE, &st));
     MPI_Get_count(&st, MPI_BYTE, &n);
-    CHECK(n == BLK * NBLK && memcmp(back, mine, sizeof mine) == 0, "%s: read back through "
-          "the view: %d bytes, %s", name, n, n == BLK * NBLK ? "data differs" : "short");
-    /* past the end: count the bytes of stream range [BLK*NBLK-2, +10) that lie below the
+    CHECK(n == blk * NBLK && memcmp(back, mine, (size_t)blk * NBLK) == 0, "%s: read back through "
+          "the view: %d bytes, %s", name, n, n == blk * NBLK ? "data differs" : "short");
+    /* past the end: count the bytes of stream range [blk*NBLK-2, +10) that lie below the
      * end of the file, up to the first that does not */
-    CHECK_MPI(MPI_File_read_at_all(fh, (MPI_Offset)BLK * NBLK - 2, back, 10, MPI_BYTE, &st));
+    CHECK_MPI(MPI_File_read_at_all(fh, (MPI_Offset)blk * NBLK - 2, back, 10, MPI_BYTE, &st));
     MPI_Get_count(&st, MPI_BYTE, &n);
     long want = 0;
-    for (long s = BLK * NBLK - 2; s < BLK * NBLK + 8; s++, want++) {
-        long off = (long)me * (BLK + GAP) + s / (BLK * NBLK) * (long)np * (BLK + GAP) * NBLK +
-                   (s % (BLK * NBLK)) / BLK * (long)np * (BLK + GAP) + s % BLK;
+    for (long s = blk * NBLK - 2; s < blk * NBLK + 8; s++, want++) {
+        long off = (long)me * (blk + GAP) + s / (blk * NBLK) * (long)np * (blk + GAP) * NBLK +
+                   (s % (blk * NBLK)) / blk * (long)np * (blk + GAP) + s % blk;
         if (off >= size)
             break;
     }
@@ -85,6 +86,8 @@ static void run(MPI_Info info, const char *name)
     CHECK(n == want || (!io_is_mempi() && n == 10),
           "%s: read past the end: %d bytes, expected %ld", name, n, want);
     MPI_Type_free(&ft);
+    free(mine);
+    free(back);
     CHECK_MPI(MPI_File_close(&fh));
 }
 
@@ -116,6 +119,8 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "romio_cb_read", "disable");
     run(info, "off");
     MPI_Info_free(&info);
+    blk = 1500;                       /* large pieces: on one host reads go direct (coll.c) */
+    run(MPI_INFO_NULL, "large");
     io_done();
     MPI_Finalize();
     return 0;
