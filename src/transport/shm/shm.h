@@ -40,7 +40,8 @@
  *     hands the packet up, then releases the chunk (see mp_chunk) and stores full = 0 with
  *     release.
  * Each side keeps its own position in private memory, so the only shared line a message
- * touches is the cell itself (and the chunk for large payloads). */
+ * touches is the cell itself (and the chunk for large payloads).  The shared queue of an
+ * inbox uses the same cells with `full` holding a position stamp instead (see mp_inbox). */
 typedef struct mp_cell {
     atomic_uint full;
     uint32_t chunk;                       /* 0: payload inline, else pool chunk index + 1 */
