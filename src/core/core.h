@@ -486,7 +486,10 @@ typedef struct mp_config_bound { size_t entries, bytes; } mp_config_bound;  /* o
 /* The fields of the core table.  Each layer reads its own; names follow the variables. */
 typedef struct mp_config {
     size_t eager_max;                 /* MEMPI_EAGER_MAX: largest eager message (bytes) */
-    size_t shm_cells;                 /* MEMPI_SHM_CELLS: cells per sender->receiver queue */
+    size_t shm_cells;                 /* MEMPI_SHM_CELLS: cells per fast ring (one sender) */
+    size_t shm_queue;                 /* MEMPI_SHM_QUEUE: cells of each rank's shared queue */
+    size_t shm_rings;                 /* MEMPI_SHM_RINGS: fast rings per receiving rank */
+    size_t shm_ring_after;            /* MEMPI_SHM_RING_AFTER: queue packets before a ring */
     size_t shm_chunk;                 /* MEMPI_SHM_CHUNK: bytes per pool chunk (fragment size) */
     size_t shm_chunks;                /* MEMPI_SHM_CHUNKS: pool chunks per rank */
     int    cma;                       /* MEMPI_CMA: -1 auto, 0 off, 1 on */

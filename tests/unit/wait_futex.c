@@ -2,7 +2,8 @@
 /* wait_futex.c -- unit test of the futex sleep/wake protocol.  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Two processes (fork) share an anonymous mapping laid out like a two-rank node segment and
- * run the real code of transport/shm/wait.c: they ping-pong through one ring cell each way,
+ * run the real code of transport/shm/wait.c: they ping-pong through the transport's lanes (the
+ * receiver's shared queue, then a fast ring: the switch happens mid-way),
  * and the waiting side never spins -- it goes straight to mp_shm_sleep_prepare/commit, so
  * every round trip races a sender's publish + mp_shm_wake_check against a sleeper's
  * announce/re-check/FUTEX_WAIT.  The sleep timeout is long (3 s): a lost wake-up shows as a
@@ -20,7 +21,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CELLS     4u
 #define ROUNDS    20000
 #define TIMEOUT_US 3000000u
 
@@ -33,34 +33,35 @@ static unsigned rnd(void)
 
 static void setup(void)
 {
-    size_t chunk = 1024, chunks = 4;
-    size_t off_ranks = 4096, off_rings = 8192;
-    size_t off_pools = off_rings + 4 * CELLS * MP_CELL_SIZE;
-    off_pools = (off_pools + 4095) & ~(size_t)4095;
-    size_t total = off_pools + 2 * chunks * (sizeof(mp_chunk) + chunk);
-    mp_seg *seg = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    /* tiny lanes, and the switch from the shared queue to a fast ring in the middle of the
+     * first phase, so that both lanes' publishes race the sleeper */
+    setenv("MEMPI_SHM_CELLS", "4", 1);
+    setenv("MEMPI_SHM_QUEUE", "4", 1);
+    setenv("MEMPI_SHM_CHUNKS", "4", 1);
+    setenv("MEMPI_SHM_CHUNK", "1024", 1);
+    setenv("MEMPI_SHM_RING_AFTER", "5000", 1);
+    if (mp_config_load() != MPI_SUCCESS) {
+        fprintf(stderr, "config failed\n");
+        exit(1);
+    }
+    mp_seg layout;
+    memset(&layout, 0, sizeof layout);
+    mp_segment_layout(&layout, 2);
+    mp_seg *seg = mmap(NULL, layout.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                       -1, 0);
     if (seg == MAP_FAILED) {
         perror("mmap");
         exit(1);
     }
-    seg->nlocal = 2;
-    seg->cells = CELLS;
-    seg->chunk_size = chunk;
-    seg->chunks = chunks;
-    seg->off_ranks = off_ranks;
-    seg->off_rings = off_rings;
-    seg->off_pools = off_pools;
-    seg->total = total;
+    memcpy(seg, &layout, sizeof layout);
     mp_shm.seg = seg;
-    mp_shm.map_size = total;
-    mp_shm.nlocal = 2;
-    mp_shm.mask = CELLS - 1;
-    mp_shm.chunk_stride = sizeof(mp_chunk) + chunk;
+    mp_shm.map_size = layout.total;
     mp_world.size = 2;
     mp_world.local_size = 2;
     mp_world.procs = calloc(2, sizeof(mp_proc));
     mp_world.procs[0].local = 0;
     mp_world.procs[1].local = 1;
+    mp_world.procs[0].tp = mp_world.procs[1].tp = &mp_shm_transport;
     mp_world.local_world = calloc(2, sizeof(int));
     mp_world.local_world[1] = 1;
 }
@@ -71,16 +72,13 @@ static void spin_for(unsigned n)
         __asm__ __volatile__("" ::: "memory");
 }
 
+/* Through the transport's own send (shared queue, then fast ring), retrying while full. */
 static void send_to(int peer, uint32_t value)
 {
     spin_for(rnd() % 300);
-    mp_cell *cell = mp_shm_ring(peer, mp_shm.me) + (mp_shm.send_pos[peer] & mp_shm.mask);
-    while (atomic_load_explicit(&cell->full, memory_order_acquire))
+    mp_hdr h = { .type = MP_PKT_EAGER, .seq = value };
+    while (mp_shm_transport.send_bytes(peer, &h, NULL, 0) == MP_AGAIN)
         ;                                      /* the peer frees it right after reading */
-    cell->hdr.seq = value;
-    atomic_store_explicit(&cell->full, 1, memory_order_release);
-    mp_shm.send_pos[peer]++;
-    mp_shm_wake_check(peer, peer);
 }
 
 static pid_t child_pid, parent_pid;
@@ -99,8 +97,9 @@ static void check_peer_alive(void)
 /* Waits by sleeping only; returns the value, counts timeouts. */
 static uint32_t recv_from(int peer, int *timeouts)
 {
-    mp_cell *cell = mp_shm_ring(mp_shm.me, peer) + (mp_shm.recv_pos[peer] & mp_shm.mask);
-    while (!atomic_load_explicit(&cell->full, memory_order_acquire)) {
+    const mp_hdr *h;
+    const void *payload;
+    while ((h = mp_shm_transport.peek(peer, &payload)) == NULL) {
         unsigned word;
         int v = mp_shm_sleep_prepare(&word);
         if (v == MP_SLEEP_OK && !mp_shm_sleep_commit(word, TIMEOUT_US)) {
@@ -108,9 +107,8 @@ static uint32_t recv_from(int peer, int *timeouts)
             check_peer_alive();
         }
     }
-    uint32_t value = cell->hdr.seq;
-    mp_shm.recv_pos[peer]++;
-    atomic_store_explicit(&cell->full, 0, memory_order_release);
+    uint32_t value = h->seq;
+    mp_shm_transport.consume(peer);
     return value;
 }
 

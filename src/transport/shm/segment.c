@@ -36,12 +36,17 @@ void mp_segment_layout(mp_seg *s, int nlocal)
     s->magic = MP_SHM_MAGIC;   /* published to other ranks by the PMI fence that follows */
     s->nlocal = (uint32_t)nlocal;
     s->cells = (uint32_t)mp_cfg.shm_cells;
+    s->queue = (uint32_t)mp_cfg.shm_queue;
+    /* a receiver never needs more rings than it has senders */
+    s->rings = (uint32_t)(mp_cfg.shm_rings < (size_t)nlocal ? mp_cfg.shm_rings : (size_t)nlocal);
     s->chunk_size = mp_cfg.shm_chunk;
     s->chunks = mp_cfg.shm_chunks;
     s->off_ranks = align_up(sizeof(mp_seg), 4096);
-    s->off_rings = align_up(s->off_ranks + (size_t)nlocal * sizeof(mp_rank_area), 4096);
-    size_t rings = (size_t)nlocal * (size_t)nlocal * s->cells * MP_CELL_SIZE;
-    s->off_pools = align_up(s->off_rings + rings, 4096);
+    s->off_inbox_hdr = align_up(s->off_ranks + (size_t)nlocal * sizeof(mp_rank_area), 4096);
+    s->off_inbox = align_up(s->off_inbox_hdr + (size_t)nlocal * sizeof(mp_inbox), 4096);
+    s->inbox_stride = align_up(((size_t)s->queue + (size_t)s->rings * s->cells) * MP_CELL_SIZE,
+                               4096);
+    s->off_pools = s->off_inbox + (size_t)nlocal * s->inbox_stride;
     size_t pools = (size_t)nlocal * s->chunks * (sizeof(mp_chunk) + s->chunk_size);
     s->off_coll = align_up(s->off_pools + pools, 4096);
     s->coll_slot = align_up(mp_cfg.coll_shm_slot, 4096);
@@ -165,28 +170,45 @@ void mp_shared_unmap(void *addr, size_t size)
         munmap(addr, size);
 }
 
-/* Private per-process state over a mapped segment (also used by the unit tests). */
+/* Private per-process state over a mapped segment (also used by the unit tests).  Nothing in
+ * the segment is written here: pages of inboxes nobody sends to stay untouched. */
 void mp_shm_attach_mapped(mp_seg *seg, size_t size, int me)
 {
+    size_t n = seg->nlocal;
     mp_shm.seg = seg;
     mp_shm.map_size = size;
-    mp_shm.nlocal = (int)seg->nlocal;
+    mp_shm.nlocal = (int)n;
     mp_shm.me = me;
     mp_shm.mask = seg->cells - 1;
+    mp_shm.qmask = seg->queue - 1;
     mp_shm.chunk_stride = sizeof(mp_chunk) + seg->chunk_size;
-    mp_shm.send_pos = mp_calloc(seg->nlocal, sizeof(uint32_t));
-    mp_shm.recv_pos = mp_calloc(seg->nlocal, sizeof(uint32_t));
-    mp_shm.send_ring = mp_calloc(seg->nlocal, sizeof(mp_cell *));
-    mp_shm.recv_ring = mp_calloc(seg->nlocal, sizeof(mp_cell *));
-    for (int p = 0; p < mp_shm.nlocal; p++) {
-        mp_shm.send_ring[p] = mp_shm_ring(p, me);
-        mp_shm.recv_ring[p] = mp_shm_ring(me, p);
-    }
+    mp_shm.inbox = mp_shm_inbox(me);
+    mp_shm.queue = mp_shm_queue(me);
+    mp_shm.head = 0;
+    mp_shm.send_ring = mp_calloc(n, sizeof(mp_cell *));
+    mp_shm.send_pos = mp_calloc(n, sizeof(uint32_t));
+    mp_shm.queued = mp_calloc(n, sizeof(uint32_t));
+    mp_shm.claimed = mp_calloc(n, sizeof(uint32_t));
+    mp_shm.lane = mp_calloc(n, 1);
+    mp_shm.blocked = mp_calloc(n, 1);
+    mp_shm.nblocked = 0;
+    mp_shm.fast_to = mp_calloc(n, sizeof(int));
+    mp_shm.nfast_to = 0;
+    mp_shm.recv_ring = mp_calloc(n, sizeof(mp_cell *));
+    mp_shm.recv_pos = mp_calloc(n, sizeof(uint32_t));
+    mp_shm.fast_from = mp_calloc(n, sizeof(int));
+    mp_shm.nfast_from = 0;
+    mp_shm.pool_next = 0;
+    mp_shm.pool_hot = seg->chunks < 2 ? (uint32_t)seg->chunks : 2;
+    mp_shm.poll_start = 0;
 }
 
 int mp_segment_create_or_attach(void)
 {
     int nlocal = mp_world.local_size, me = mp_world.local_rank, err;
+    if (nlocal > 65535)        /* a queue cell names its sender in the 16-bit hdr.reserved */
+        return mp_error_code(MPI_ERR_OTHER, "MPI_Init: %d ranks on one host; the shared-memory "
+                             "transport supports at most 65535", nlocal);
     mp_seg probe;
     memset(&probe, 0, sizeof probe);
     mp_segment_layout(&probe, nlocal);
@@ -252,8 +274,14 @@ void mp_segment_detach(void)
     if (mp_shm.seg)
         munmap(mp_shm.seg, mp_shm.map_size);
     mp_shm.seg = NULL;
-    free(mp_shm.send_pos);
-    free(mp_shm.recv_pos);
     free(mp_shm.send_ring);
+    free(mp_shm.send_pos);
+    free(mp_shm.queued);
+    free(mp_shm.claimed);
+    free(mp_shm.lane);
+    free(mp_shm.blocked);
+    free(mp_shm.fast_to);
     free(mp_shm.recv_ring);
+    free(mp_shm.recv_pos);
+    free(mp_shm.fast_from);
 }

@@ -1,14 +1,25 @@
 /* shm.h -- internals of the shared-memory transport.  MemPI, BSD-3-Clause (see LICENSE).
  *
- * One segment per node holds, for every ordered pair of local ranks (sender s, receiver r), a
- * small ring of cells: the papers' Memory-Based FIFO, one queue per sender in each receiver.
- * Small payloads travel inside the cell; larger ones in a chunk of the sender's pool, which the
- * cell names.  Memory: P*P small rings (MEMPI_SHM_CELLS x 128 B each) plus P pools -- linear in
- * P for the bulk, with a small quadratic term (8 KiB per pair by default).
+ * One segment per node holds, for every local rank r, an inbox: one shared receive queue that
+ * every sender may use (many producers, one consumer), and a few per-sender fast rings that r
+ * hands out on demand -- the papers' Memory-Based FIFO, one single-producer ring per sender,
+ * for the peers that talk to r most.  Small payloads travel inside the cell; larger ones in a
+ * chunk of the sender's pool, which the cell names.  Every part is per rank, so the segment
+ * grows linearly with the ranks per node (P inboxes, P pools, P collective slots), and a page
+ * costs memory only once somebody touches it: an idle queue or an unclaimed ring costs none.
  *
- *   +----------+-------------+---------------------------+-----------------------+-----------+
- *   | seg hdr  | rank areas  | rings[r][s] (r: receiver) | pools[s] (chunks of s)| coll[s]   |
- *   +----------+-------------+---------------------------+-----------------------+-----------+
+ *   +---------+------------+-------------+----------------------+-----------------------+---------+
+ *   | seg hdr | rank areas | inbox hdrs  | inbox[r]: queue,rings| pools[s] (chunks of s)| coll[s] |
+ *   +---------+------------+-------------+----------------------+-----------------------+---------+
+ *
+ * Lanes and order.  A sender s starts talking to r through r's shared queue.  After
+ * MEMPI_SHM_RING_AFTER packets it claims one of r's MEMPI_SHM_RINGS fast rings (a
+ * fetch_add on the inbox's counter; none left: s stays on the queue for good) and announces
+ * the ring with a last packet through the queue; every later packet from s to r goes through
+ * the ring.  r starts reading s's ring only when it consumes that announcement, so it has
+ * consumed all of s's earlier queue packets by then: the pair's order holds across the switch.
+ * Rings are never given back (a ring's pages stay with the pair until the job ends), so the
+ * fast lanes are bounded by MEMPI_SHM_RINGS per receiver.
  *
  * coll[s] is a slot per rank that the collective layer owns (mp_shm_coll_slot, transport.h):
  * the shared-memory collectives write their contribution there and peers read it directly.
@@ -29,7 +40,8 @@
  *     hands the packet up, then releases the chunk (see mp_chunk) and stores full = 0 with
  *     release.
  * Each side keeps its own position in private memory, so the only shared line a message
- * touches is the cell itself (and the chunk for large payloads). */
+ * touches is the cell itself (and the chunk for large payloads).  The shared queue of an
+ * inbox uses the same cells with `full` holding a position stamp instead (see mp_inbox). */
 typedef struct mp_cell {
     atomic_uint full;
     uint32_t chunk;                       /* 0: payload inline, else pool chunk index + 1 */
@@ -71,11 +83,55 @@ typedef struct mp_rank_area {
 } mp_rank_area;
 _Static_assert(sizeof(mp_rank_area) == MP_CACHELINE, "one cache line per rank");
 
+/* A rank's inbox: the header below (in an array of them, so that the headers of many ranks
+ * share pages), and, page-aligned elsewhere, `queue` cells of the shared queue followed by
+ * `rings` fast rings of `cells` cells each.  Fresh (zero) pages are a valid empty inbox.
+ *
+ * The shared queue is a bounded many-producer, single-consumer array queue (Vyukov's bounded
+ * queue with a single consumer).  Positions are unsigned 32-bit counters; the cell of position
+ * p is cell[p % Q], and lap(p) = p - p % Q.  The cell's `full` word holds its state as a
+ * position stamp: lap(p) means free for position p, lap(p) + 1 means the packet of position
+ * p is published, lap(p) + Q (= lap(p + Q)) means consumed, free for position p + Q.  Zero pages
+ * are thus "free for positions 0..Q-1" without initialisation.
+ *   - A producer reads `tail` (relaxed) as p and the cell's stamp w with an acquire load (pairs
+ *     with the consumer's release below: the consumer's reads of the previous lap happened
+ *     before anything the producer writes).  w == lap(p): the cell is free; the producer
+ *     claims position p with a compare-and-swap tail p -> p+1 (relaxed: the claim orders
+ *     nothing by itself, the stamps do) and, having won, owns the cell.  (int32)(w - lap(p))
+ *     < 0: the cell still holds or awaits the previous lap's packet -- the queue is full,
+ *     MP_AGAIN.  > 0: another producer took p meanwhile; read tail again.
+ *   - The owner writes chunk, hdr (with hdr.reserved = its local rank) and data, then stores
+ *     w = lap(p) + 1 with release.
+ *   - The consumer keeps its position h privately, reads the stamp of cell[h % Q] with
+ *     acquire; lap(h) + 1 means the packet is there (and its hdr, data and chunk are visible).
+ *     It hands the packet up, releases the chunk (mp_chunk), then stores lap(h) + Q with
+ *     release, and advances h.  A producer that claimed a cell and has not published yet holds
+ *     the packets behind it back until it does (a bounded delay, never a loss).
+ *   Positions wrap at 2^32; Q is a power of two, so laps stay consistent across the wrap.  A
+ *   producer stalled between reading tail and its compare-and-swap for 2^32 claims by others
+ *   could be fooled (ABA): not a practical concern.
+ * The fast rings follow the single-producer ring protocol of mp_cell.  `rings_used` counts
+ * the rings handed out: a sender takes index k = fetch_add(rings_used, 1) (relaxed: the ring
+ * is zero and nobody else ever uses index k; k >= rings means none is left) and announces k
+ * through the queue (a cell whose chunk is MP_CELL_RING, k in hdr.addr).  The receiver reads
+ * ring k only after it consumed the announcement (acquire on its stamp), and the sender writes
+ * ring k's cells under the ring protocol, so no other ordering is needed. */
+typedef struct mp_inbox {
+    atomic_uint tail;                     /* next queue position producers claim */
+    char pad0[MP_CACHELINE - sizeof(atomic_uint)];
+    atomic_uint rings_used;               /* fast rings handed out (may exceed `rings`) */
+    char pad1[MP_CACHELINE - sizeof(atomic_uint)];
+} mp_inbox;
+_Static_assert(sizeof(mp_inbox) == 2 * MP_CACHELINE, "producers' tail and the ring counter on their own lines");
+#define MP_CELL_RING 0xffffffffu          /* chunk value of a queue cell announcing a fast ring */
+
 typedef struct mp_seg {
     uint64_t magic;
     uint32_t nlocal, cells;
     uint64_t chunk_size, chunks;
-    uint64_t off_ranks, off_rings, off_pools, off_coll, total;
+    uint64_t off_ranks, off_inbox_hdr, off_inbox, off_pools, off_coll, total;
+    uint64_t inbox_stride;                /* bytes of cells per inbox (page multiple) */
+    uint32_t queue, rings;                /* shared queue cells; fast rings per inbox */
     uint64_t coll_slot;                   /* bytes per rank of the collective area */
     atomic_uint attached;
     atomic_uint cma_ok;
@@ -88,17 +144,36 @@ typedef struct mp_seg {
 _Static_assert(offsetof(mp_seg, bar_gen) - offsetof(mp_seg, bar_count) == MP_CACHELINE,
                "the barrier's words live on separate cache lines");
 
+/* A sender's lane towards one receiver (mp_shm_state.lane). */
+enum { MP_LANE_QUEUE, MP_LANE_CLAIMED, MP_LANE_NO_RING };
+
 typedef struct mp_shm_state {
     mp_seg *seg;
     size_t map_size;
     int nlocal, me;
-    uint32_t mask;                        /* cells - 1 */
+    uint32_t mask;                        /* cells - 1 (fast rings) */
+    uint32_t qmask;                       /* queue - 1 */
     size_t chunk_stride;                  /* sizeof(mp_chunk) + chunk size */
-    uint32_t *send_pos;                   /* [peer] next cell index in ring(peer <- me) */
-    uint32_t *recv_pos;                   /* [sender] next cell index in ring(me <- sender) */
-    mp_cell **send_ring;                  /* [peer] ring(peer <- me), computed once */
-    mp_cell **recv_ring;                  /* [sender] ring(me <- sender), computed once */
+    mp_inbox *inbox;                      /* ours */
+    mp_cell *queue;                       /* our inbox's shared queue */
+    uint32_t head;                        /* our next queue position to consume */
+    /* sender side, per peer: */
+    mp_cell **send_ring;                  /* [peer] our fast ring in its inbox, NULL: queue */
+    uint32_t *send_pos;                   /* [peer] next cell index in send_ring[peer] */
+    uint32_t *queued;                     /* [peer] packets sent through its queue */
+    uint32_t *claimed;                    /* [peer] ring index taken, until announced */
+    uint8_t *lane;                        /* [peer] MP_LANE_* while send_ring[peer] is NULL */
+    uint8_t *blocked;                     /* [peer] its queue was full at our last try */
+    int nblocked;
+    int *fast_to;                         /* peers whose ring we own, nfast_to of them */
+    int nfast_to;
+    /* receiver side, per sender: */
+    mp_cell **recv_ring;                  /* [sender] its fast ring in our inbox, NULL: none */
+    uint32_t *recv_pos;                   /* [sender] next cell index in recv_ring[sender] */
+    int *fast_from;                       /* senders with a ring in our inbox, nfast_from */
+    int nfast_from;
     uint32_t pool_next;                   /* where the chunk search starts */
+    uint32_t pool_hot;                    /* chunks [0, pool_hot) are in use (mp_shm_chunk_find) */
     int poll_start;
     int cma;
 } mp_shm_state;
@@ -109,11 +184,21 @@ static inline mp_rank_area *mp_shm_rank(int local)
     return (mp_rank_area *)((char *)mp_shm.seg + mp_shm.seg->off_ranks) + local;
 }
 
-static inline mp_cell *mp_shm_ring(int receiver, int sender)
+static inline mp_inbox *mp_shm_inbox(int receiver)
 {
-    size_t ring_bytes = (size_t)mp_shm.seg->cells * MP_CELL_SIZE;
-    return (mp_cell *)((char *)mp_shm.seg + mp_shm.seg->off_rings +
-                       ((size_t)receiver * (size_t)mp_shm.nlocal + (size_t)sender) * ring_bytes);
+    return (mp_inbox *)((char *)mp_shm.seg + mp_shm.seg->off_inbox_hdr) + receiver;
+}
+
+static inline mp_cell *mp_shm_queue(int receiver)
+{
+    return (mp_cell *)((char *)mp_shm.seg + mp_shm.seg->off_inbox +
+                       (size_t)receiver * mp_shm.seg->inbox_stride);
+}
+
+/* Fast ring k of receiver's inbox. */
+static inline mp_cell *mp_shm_ring(int receiver, uint32_t k)
+{
+    return mp_shm_queue(receiver) + mp_shm.seg->queue + (size_t)k * mp_shm.seg->cells;
 }
 
 static inline mp_chunk *mp_shm_chunk(int owner, uint32_t index)
@@ -121,6 +206,41 @@ static inline mp_chunk *mp_shm_chunk(int owner, uint32_t index)
     size_t pool_bytes = (size_t)mp_shm.seg->chunks * mp_shm.chunk_stride;
     return (mp_chunk *)((char *)mp_shm.seg + mp_shm.seg->off_pools +
                         (size_t)owner * pool_bytes + (size_t)index * mp_shm.chunk_stride);
+}
+
+/* A free chunk of our pool, or -1.  The search keeps to a hot window of the pool's first
+ * pool_hot chunks (rotating from pool_next, so a streaming sender usually finds the next one
+ * free at once) and widens it only when all of them are busy: the pool's pages are touched
+ * only as far as the most chunks ever in flight at once. */
+static inline int64_t mp_shm_chunk_find(void)
+{
+    uint32_t hot = mp_shm.pool_hot, n = (uint32_t)mp_shm.seg->chunks;
+    for (uint32_t i = 0; i < hot; i++) {
+        uint32_t idx = (mp_shm.pool_next + i) % hot;
+        if (atomic_load_explicit(&mp_shm_chunk(mp_shm.me, idx)->busy, memory_order_acquire) == 0)
+            return idx;
+    }
+    for (uint32_t idx = hot; idx < n; idx++)
+        if (atomic_load_explicit(&mp_shm_chunk(mp_shm.me, idx)->busy, memory_order_acquire) == 0)
+            return idx;
+    return -1;
+}
+
+/* Shared queue, consumer side: our oldest queue cell if its packet is published, else NULL. */
+static inline mp_cell *mp_shm_queue_ready(void)
+{
+    mp_cell *cell = mp_shm.queue + (mp_shm.head & mp_shm.qmask);
+    uint32_t lap = mp_shm.head & ~mp_shm.qmask;
+    return atomic_load_explicit(&cell->full, memory_order_acquire) == lap + 1 ? cell : NULL;
+}
+
+/* Shared queue, producer side: is receiver's queue full right now? */
+static inline int mp_shm_queue_full(int receiver)
+{
+    uint32_t pos = atomic_load_explicit(&mp_shm_inbox(receiver)->tail, memory_order_relaxed);
+    mp_cell *cell = mp_shm_queue(receiver) + (pos & (mp_shm.seg->queue - 1));
+    uint32_t w = atomic_load_explicit(&cell->full, memory_order_acquire);
+    return (int32_t)(w - (pos & ~(mp_shm.seg->queue - 1))) < 0;
 }
 
 extern mp_transport mp_shm_transport;

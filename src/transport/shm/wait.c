@@ -8,14 +8,15 @@
  *   sleeping   number of R's threads that announced they are about to sleep or sleep
  *   futex      wake counter: every wake-up adds one, sleepers wait for it to change
  *
- * The protocol (cell = the ring cell a sender S fills for R):
+ * The protocol (cell = the ring or queue cell a sender S fills for R):
  *
  *   sleeper (R)                                  sender (S), mp_shm_wake_check (wait.h)
  *   S1 fetch_add(sleeping, 1, relaxed)           W1 store(cell.full, 1, release)   [shm_send]
  *   S2 HEAVY FENCE                               W2 LIGHT FENCE
  *   S3 v = load(futex, acquire)                  W3 if load(sleeping, relaxed) != 0:
- *   S4 load(full, acquire) of every ring's       W4    fetch_add(futex, 1, release);
- *      next cell; load(watched word, acquire)          FUTEX_WAKE(futex, all)
+ *   S4 load(full, acquire) of the queue's and    W4    fetch_add(futex, 1, release);
+ *      every fast ring's next cell; load(watched       FUTEX_WAKE(futex, all)
+ *      word, acquire)
  *      -> anything there: withdraw, don't sleep
  *   S5 FUTEX_WAIT(futex, v, timeout)
  *   S6 fetch_sub(sleeping, 1, relaxed)
@@ -141,10 +142,14 @@ void mp_shm_watch(atomic_uint *word, unsigned old)
     watch_old = old;
 }
 
-/* Is a packet waiting in one of our rings, or did the watched word change?  (S4) */
+/* Is a packet waiting in our shared queue or one of our fast rings, or did the watched word
+ * change?  (S4) */
 static int something_arrived(void)
 {
-    for (int s = 0; s < mp_shm.nlocal; s++) {
+    if (mp_shm_queue_ready())
+        return 1;
+    for (int i = 0; i < mp_shm.nfast_from; i++) {
+        int s = mp_shm.fast_from[i];
         mp_cell *cell = mp_shm.recv_ring[s] + (mp_shm.recv_pos[s] & mp_shm.mask);
         if (atomic_load_explicit(&cell->full, memory_order_acquire))
             return 1;
@@ -152,22 +157,27 @@ static int something_arrived(void)
     return watch_word && atomic_load_explicit(watch_word, memory_order_acquire) != watch_old;
 }
 
-/* Are we possibly waiting for a peer to free a cell of a full ring, or a chunk of our pool?
- * The peer that frees it does not wake us, so such a wait must not sleep. */
+/* Are we possibly waiting for a peer to free a cell of a full ring or queue, or a chunk of our
+ * pool?  The peer that frees it does not wake us, so such a wait must not sleep.  Queues are
+ * checked only where our last send found them full (shm.c marks them), so that a sleeper
+ * touches no inbox it never sent to. */
 static int blocked_on_peer(void)
 {
-    for (int p = 0; p < mp_shm.nlocal; p++) {
+    for (int i = 0; i < mp_shm.nfast_to; i++) {
+        int p = mp_shm.fast_to[i];
         mp_cell *cell = mp_shm.send_ring[p] + (mp_shm.send_pos[p] & mp_shm.mask);
         if (atomic_load_explicit(&cell->full, memory_order_relaxed))
             return 1;
     }
-    uint32_t n = (uint32_t)mp_shm.seg->chunks;
-    for (uint32_t i = 0; i < n; i++) {         /* usually stops at the first chunk */
-        mp_chunk *c = mp_shm_chunk(mp_shm.me, (mp_shm.pool_next + i) % n);
-        if (atomic_load_explicit(&c->busy, memory_order_relaxed) == 0)
-            return 0;
+    for (int p = 0; mp_shm.nblocked && p < mp_shm.nlocal; p++) {
+        if (!mp_shm.blocked[p])
+            continue;
+        if (mp_shm_queue_full(p))
+            return 1;
+        mp_shm.blocked[p] = 0;                /* room again: the retry will not block */
+        mp_shm.nblocked--;
     }
-    return 1;
+    return mp_shm_chunk_find() < 0;          /* usually stops at the first chunk */
 }
 
 int mp_shm_sleep_prepare(unsigned *word)
