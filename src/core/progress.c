@@ -49,8 +49,9 @@
  * given back with one release store.  Re-entry (a user error handler or callback calling MPI,
  * or the engine's own polls inside an entry point) compares the word with the caller's id --
  * only the owner can have stored it -- and increments a depth that only the owner touches.
- * A thread that finds the lock taken spins briefly, then yields, then naps between attempts;
- * nobody has to wake it, so releasing never needs a second atomic.  The fast paths of
+ * A thread that finds the lock taken spins briefly, yields a few times, then sleeps on a futex
+ * word that every release bumps; a release wakes one sleeper when it sees any, without a
+ * fence, so a sleeper may rarely miss one and wake on its timeout instead (release_word).  The fast paths of
  * point-to-point, the argument cache and the request pool run under the lock like everything
  * else (fast.c, args.c, request.c say what each relies on).  A wait must not keep the lock
  * while nothing happens, or the thread that could complete its request (posting the matching
@@ -84,9 +85,12 @@
  */
 #include "core/core.h"
 #include "core/placement.h"
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MP_MAX_HOOKS 8
 #define MP_MAX_SOURCES 4
@@ -137,10 +141,12 @@ static int lock_depth;                 /* the holder's nesting */
 static int polling;                    /* the holder is inside poll_all: a wait keeps the lock */
 static atomic_int lock_waiters;        /* threads in lock_contended (relaxed: a hint) */
 static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
+static atomic_uint lock_gen;           /* releases so far: the futex word of sleeping waiters */
+static atomic_int lock_sleepers;       /* waiters asleep on lock_gen, or about to be */
 #define STEP_ASIDE_YIELDS 64           /* bound of a hand-over that no waiter takes */
 #define LOCK_SPINS        128          /* pauses before a blocked thread starts yielding */
-#define LOCK_YIELDS       4096         /* yields before it naps between attempts */
-#define LOCK_NAP_NS       20000L
+#define LOCK_YIELDS       16           /* yields before it sleeps on lock_gen */
+#define LOCK_SLEEP_NS     500000L      /* a missed wake-up costs at most this */
 
 /* The thread pointer is the cheapest unique id of a thread: one register read where the
  * compiler knows it (it is pthread_self's value on x86-64 glibc, but any unique value does). */
@@ -158,9 +164,22 @@ static inline int held_by(uintptr_t self)
     return atomic_load_explicit(&lock_owner, memory_order_relaxed) == self;
 }
 
-/* Another thread holds the lock: spin briefly (its critical sections are short), then yield
- * the core to it, and after a long wait nap between attempts so that many blocked threads do
- * not keep the holder's core busy. */
+/* Gives the lock back.  Only the holder writes lock_gen, so bumping it needs no atomic
+ * read-modify-write; a waiter that read the old value before it went to sleep is not put to
+ * sleep by the kernel (FUTEX_WAIT compares).  The check for sleepers is not fenced against the
+ * release: a waiter that counts itself in the same instant may sleep through this release,
+ * which its timeout (LOCK_SLEEP_NS) bounds -- the price of a release without a fence. */
+static inline void release_word(void)
+{
+    unsigned gen = atomic_load_explicit(&lock_gen, memory_order_relaxed);
+    atomic_store_explicit(&lock_gen, gen + 1, memory_order_relaxed);
+    atomic_store_explicit(&lock_owner, 0, memory_order_release);
+    if (MP_UNLIKELY(atomic_load_explicit(&lock_sleepers, memory_order_relaxed)))
+        syscall(SYS_futex, (unsigned *)&lock_gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Another thread holds the lock: spin briefly (its critical sections are short), yield the
+ * core to it a few times, then sleep on lock_gen until a release (or the timeout). */
 static __attribute__((noinline)) void lock_contended(uintptr_t self)
 {
     atomic_fetch_add_explicit(&lock_waiters, 1, memory_order_relaxed);
@@ -177,8 +196,14 @@ static __attribute__((noinline)) void lock_contended(uintptr_t self)
         } else if (i < LOCK_SPINS + LOCK_YIELDS) {
             sched_yield();
         } else {
-            struct timespec nap = { 0, LOCK_NAP_NS };
-            nanosleep(&nap, NULL);
+            unsigned gen = atomic_load_explicit(&lock_gen, memory_order_acquire);
+            atomic_fetch_add_explicit(&lock_sleepers, 1, memory_order_seq_cst);
+            if (atomic_load_explicit(&lock_owner, memory_order_seq_cst) != 0) {
+                struct timespec limit = { 0, LOCK_SLEEP_NS };
+                syscall(SYS_futex, (unsigned *)&lock_gen, FUTEX_WAIT_PRIVATE, gen, &limit,
+                        NULL, 0);
+            }
+            atomic_fetch_sub_explicit(&lock_sleepers, 1, memory_order_relaxed);
         }
     }
     lock_depth = 1;
@@ -207,7 +232,7 @@ void mp_unlock_slow(void)
 {
     MP_ASSERT(held_by(self_id()) && lock_depth > 0);
     if (--lock_depth == 0)
-        atomic_store_explicit(&lock_owner, 0, memory_order_release);
+        release_word();
 }
 
 int mp_lock_waited(void)
@@ -221,7 +246,7 @@ int mp_lock_release(void)
         return 0;
     int depth = lock_depth;
     lock_depth = 0;
-    atomic_store_explicit(&lock_owner, 0, memory_order_release);
+    release_word();
     return depth;
 }
 
