@@ -212,14 +212,15 @@ int mp_chk_coll_persistent(const char *func, mp_comm *comm, mp_request **req)
 }
 
 /* The last builtin datatype that passed mp_chk_p2p.  Builtin types live for the whole job,
- * so a hit needs no further check.  Not used under MPI_THREAD_MULTIPLE (two plain words
- * written by concurrent callers could pair one handle with another's type). */
+ * so a hit needs no further check.  Every caller holds the big lock under
+ * MPI_THREAD_MULTIPLE (the entry points take it before their checks), so the two words are
+ * always written and read together. */
 static MPI_Datatype p2p_type_handle = MPI_DATATYPE_NULL;
 static mp_datatype *p2p_type;
 
 static inline mp_datatype *p2p_type_fast(MPI_Datatype h)
 {
-    return h == p2p_type_handle && !MP_UNLIKELY(mp_thread_multiple) ? p2p_type : NULL;
+    return h == p2p_type_handle ? p2p_type : NULL;
 }
 
 /* The full sequence of checks: the error messages of the separate checkers. */
@@ -237,7 +238,7 @@ static __attribute__((noinline)) int p2p_checks(const char *func, const void *bu
         (err = mp_chk_tag(func, tag, allow_tag)) ||
         (err = mp_chk_buffer(func, buf, count, *dt)))
         return err;
-    if ((*dt)->is_builtin && !mp_thread_multiple) {
+    if ((*dt)->is_builtin) {
         p2p_type_handle = dtype;
         p2p_type = *dt;
     }

@@ -372,6 +372,9 @@ int  mp_wait_request_after(mp_request *req, unsigned spins);
 /* One poll of everything but the packets from world rank `world` (they stay queued), without
  * mp_progress's yielding of non-blocking polls. */
 int  mp_poll_except(int world);
+/* Same, never letting go of the big lock (mp_poll_except may step aside for threads blocked
+ * on it): for a caller whose checks must stay true across the poll (pt2pt's direct receive). */
+int  mp_poll_except_holding(int world);
 /* For waits that poll something narrower than mp_poll: a spin-stage step, 0 once the spin
  * stage is over (then wait with mp_idle* / mp_wait_request, which yield and sleep). */
 int  mp_idle_spin(unsigned *spins);
@@ -381,13 +384,18 @@ int  mp_wait_oversubscribed(void);      /* the machine's ranks outnumber its cor
 /* The big lock (MPI_THREAD_MULTIPLE only; progress.c explains the design).  One recursive
  * lock serializes every MPI call that touches shared state -- point-to-point, requests,
  * collectives, communicator creation -- and the progress engine; waits give it up while they
- * spin, yield or sleep.  Below MPI_THREAD_MULTIPLE mp_lock/mp_unlock are one predictable
- * branch on mp_thread_multiple, which is set once in MPI_Init_thread before any other call. */
+ * yield or sleep.  Uncontended it costs a compare-and-swap to take and a release store to
+ * give back; re-entry costs an increment.  Below MPI_THREAD_MULTIPLE mp_lock/mp_unlock are one
+ * predictable branch on mp_thread_multiple, which is set once in MPI_Init_thread before any
+ * other call. */
 extern int mp_thread_multiple;
 void mp_lock_slow(void);
 void mp_unlock_slow(void);
 static inline void mp_lock(void)   { if (MP_UNLIKELY(mp_thread_multiple)) mp_lock_slow(); }
 static inline void mp_unlock(void) { if (MP_UNLIKELY(mp_thread_multiple)) mp_unlock_slow(); }
+/* Some thread is blocked on the big lock (a hint, for a holder that spins: it should wait
+ * the way that lets go of the lock instead). */
+int  mp_lock_waited(void);
 /* Releases the lock entirely if this thread holds it (any depth), returns the depth to give
  * back to mp_lock_reacquire.  For waits: other threads must be able to progress meanwhile. */
 int  mp_lock_release(void);

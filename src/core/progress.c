@@ -43,17 +43,29 @@
  * MPI_THREAD_MULTIPLE: one big recursive lock.  The binding's entry points of point-to-point,
  * requests, collectives and communicator creation take it (MP_BIG_LOCK), and so does the
  * progress engine itself (mp_progress, and every poll of a wait), so a caller that forgot it
- * still cannot poll concurrently.  The recursion depth is a thread-local counter in front of
- * an ordinary mutex: re-entry (a user error handler or callback calling MPI) costs an
- * increment.  A wait must not keep the lock while nothing happens, or the thread that could
- * complete its request (posting the matching receive, say) never gets in:
+ * still cannot poll concurrently.  With one thread active it must cost next to nothing (mpi4py
+ * asks for MPI_THREAD_MULTIPLE by default), so it is not a pthread mutex: the lock is a word
+ * holding the owner's thread id (its thread pointer), taken with one compare-and-swap and
+ * given back with one release store.  Re-entry (a user error handler or callback calling MPI,
+ * or the engine's own polls inside an entry point) compares the word with the caller's id --
+ * only the owner can have stored it -- and increments a depth that only the owner touches.
+ * A thread that finds the lock taken spins briefly, yields a few times, then sleeps on a futex
+ * word that every release bumps; a release wakes one sleeper when it sees any, without a
+ * fence, so a sleeper may rarely miss one and wake on its timeout instead (release_word).  The fast paths of
+ * point-to-point, the argument cache and the request pool run under the lock like everything
+ * else (fast.c, args.c, request.c say what each relies on).  A wait must not keep the lock
+ * while nothing happens, or the thread that could complete its request (posting the matching
+ * receive, say) never gets in:
  *   - yielding and sleeping release it entirely (whatever the depth) and take it back after
  *     -- except inside a poll (a transport handler waiting for its provider), whose state is
  *     half-way: there the lock stays;
  *   - a poll that finds other threads blocked on the lock (`lock_waiters`) first steps aside:
  *     it releases the lock and yields until one of them got it (`lock_grants` moved) or a
  *     bounded number of yields passed.  Without that hand-over the polling thread would
- *     re-take the mutex before a woken waiter runs, in the spin stage for ever.
+ *     re-take the lock before a blocked thread runs, in the spin stage for ever.  A caller
+ *     whose own checks must hold across the poll (the direct receive) polls with
+ *     mp_poll_except_holding, which never steps aside, and stops spinning instead as soon as
+ *     a thread is blocked on the lock (mp_lock_waited).
  * Requests: completion is a release store of `done`, read with acquire (request.c), and the
  * flag of a request is only read by its own waiter, under the lock or not.  A thread that
  * sleeps counts itself in `local_sleepers` before it reads the futex word, while it still
@@ -62,9 +74,10 @@
  * whose request another thread's progress completed does not sleep on.  Without the lock
  * (lower levels, a single thread) this is moot; a caller that polls without the lock under
  * MPI_THREAD_MULTIPLE could miss a wake-up in a narrow window, which the sleep timeout covers.
- * Below MPI_THREAD_MULTIPLE every one of these steps is a branch on mp_thread_multiple, and
- * so is every thread-local variable: in a shared library each access to one is a call to
- * __tls_get_addr, so single-threaded runs use a plain static copy instead (THREAD_STATE).
+ * Below MPI_THREAD_MULTIPLE every one of these steps is a branch on mp_thread_multiple.  The
+ * state of the lock's holder (depth, `polling`, the count of fruitless tests) is plain
+ * globals, not thread-locals: in a shared library each access to a thread-local is a call to
+ * __tls_get_addr.
  *
  * Hooks may be registered with a gate: an int the hook's owner keeps non-zero while the hook
  * has work (point-to-point: queued sends).  A poll reads the gate and calls the hook only
@@ -72,9 +85,12 @@
  */
 #include "core/core.h"
 #include "core/placement.h"
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MP_MAX_HOOKS 8
 #define MP_MAX_SOURCES 4
@@ -108,12 +124,9 @@ int mp_wait_oversubscribed(void)
     return policy.oversubscribed;
 }
 
-/* Fruitless mp_progress calls since the last event: per thread under MPI_THREAD_MULTIPLE,
- * else one static (no TLS lookup on the hot path). */
-static _Thread_local unsigned test_polls_tls;
-static unsigned test_polls_single;
-#define THREAD_STATE(single, tls) (*(MP_UNLIKELY(mp_thread_multiple) ? &(tls) : &(single)))
-#define fruitless_tests THREAD_STATE(test_polls_single, test_polls_tls)
+/* Fruitless mp_progress calls since the last event, of all threads: under
+ * MPI_THREAD_MULTIPLE only the holder of the big lock touches it. */
+static unsigned fruitless_tests;
 static atomic_ulong sleeps, sleep_timeouts;  /* reported with MEMPI_VERBOSE=1 at exit */
 static atomic_int local_sleepers;      /* MPI_THREAD_MULTIPLE: threads asleep (counted before
                                           the futex word is read, see the top) */
@@ -121,38 +134,119 @@ static _Thread_local uint64_t yield_start;
 
 /* ---- the big lock (see the top) ------------------------------------------------------ */
 int mp_thread_multiple;
-static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local int lock_depth;   /* this thread's holds; 0 = it does not hold the lock */
-static _Thread_local int polling;      /* inside poll_all: a wait there keeps the lock */
-static atomic_int lock_waiters;        /* threads blocked in mp_lock_slow (relaxed: a hint) */
+/* The holder's thread id (pthread_self; 0 = free).  Only the holder writes lock_depth and
+ * polling, so they need no atomics: the acquire and release of lock_owner order them. */
+static _Atomic uintptr_t lock_owner;
+static int lock_depth;                 /* the holder's nesting */
+static int polling;                    /* the holder is inside poll_all: a wait keeps the lock */
+static atomic_int lock_waiters;        /* threads in lock_contended (relaxed: a hint) */
 static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
+static atomic_uint lock_gen;           /* releases so far: the futex word of sleeping waiters */
+static atomic_int lock_sleepers;       /* waiters asleep on lock_gen, or about to be */
 #define STEP_ASIDE_YIELDS 64           /* bound of a hand-over that no waiter takes */
+#define LOCK_SPINS        128          /* pauses before a blocked thread starts yielding */
+#define LOCK_YIELDS       16           /* yields before it sleeps on lock_gen */
+#define LOCK_SLEEP_NS     500000L      /* a missed wake-up costs at most this */
 
-void mp_lock_slow(void)
+/* The thread pointer is the cheapest unique id of a thread: one register read where the
+ * compiler knows it (it is pthread_self's value on x86-64 glibc, but any unique value does). */
+static inline uintptr_t self_id(void)
 {
-    if (lock_depth++ > 0)
-        return;
-    if (pthread_mutex_trylock(&big_lock) == 0)
-        return;
+#if defined(__x86_64__) && defined(__GNUC__) && __GNUC__ >= 11
+    return (uintptr_t)__builtin_thread_pointer();
+#else
+    return (uintptr_t)pthread_self();
+#endif
+}
+
+static inline int held_by(uintptr_t self)
+{
+    return atomic_load_explicit(&lock_owner, memory_order_relaxed) == self;
+}
+
+/* Gives the lock back.  Only the holder writes lock_gen, so bumping it needs no atomic
+ * read-modify-write; a waiter that read the old value before it went to sleep is not put to
+ * sleep by the kernel (FUTEX_WAIT compares).  The check for sleepers is not fenced against the
+ * release: a waiter that counts itself in the same instant may sleep through this release,
+ * which its timeout (LOCK_SLEEP_NS) bounds -- the price of a release without a fence. */
+static inline void release_word(void)
+{
+    unsigned gen = atomic_load_explicit(&lock_gen, memory_order_relaxed);
+    atomic_store_explicit(&lock_gen, gen + 1, memory_order_relaxed);
+    atomic_store_explicit(&lock_owner, 0, memory_order_release);
+    if (MP_UNLIKELY(atomic_load_explicit(&lock_sleepers, memory_order_relaxed)))
+        syscall(SYS_futex, (unsigned *)&lock_gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Another thread holds the lock: spin briefly (its critical sections are short), yield the
+ * core to it a few times, then sleep on lock_gen until a release (or the timeout). */
+static __attribute__((noinline)) void lock_contended(uintptr_t self)
+{
     atomic_fetch_add_explicit(&lock_waiters, 1, memory_order_relaxed);
-    pthread_mutex_lock(&big_lock);
+    for (unsigned i = 0;; i++) {
+        uintptr_t none = 0;
+        if (atomic_load_explicit(&lock_owner, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(&lock_owner, &none, self,
+                                                  memory_order_acquire, memory_order_relaxed))
+            break;
+        if (i < LOCK_SPINS) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else if (i < LOCK_SPINS + LOCK_YIELDS) {
+            sched_yield();
+        } else {
+            unsigned gen = atomic_load_explicit(&lock_gen, memory_order_acquire);
+            atomic_fetch_add_explicit(&lock_sleepers, 1, memory_order_seq_cst);
+            if (atomic_load_explicit(&lock_owner, memory_order_seq_cst) != 0) {
+                struct timespec limit = { 0, LOCK_SLEEP_NS };
+                syscall(SYS_futex, (unsigned *)&lock_gen, FUTEX_WAIT_PRIVATE, gen, &limit,
+                        NULL, 0);
+            }
+            atomic_fetch_sub_explicit(&lock_sleepers, 1, memory_order_relaxed);
+        }
+    }
+    lock_depth = 1;
     atomic_fetch_sub_explicit(&lock_waiters, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&lock_grants, 1, memory_order_relaxed);
 }
 
+void mp_lock_slow(void)
+{
+    uintptr_t self = self_id();
+    if (held_by(self)) {               /* only this thread can have stored its own id */
+        lock_depth++;
+        return;
+    }
+    uintptr_t none = 0;
+    if (MP_LIKELY(atomic_compare_exchange_strong_explicit(&lock_owner, &none, self,
+                                                          memory_order_acquire,
+                                                          memory_order_relaxed))) {
+        lock_depth = 1;
+        return;
+    }
+    lock_contended(self);
+}
+
 void mp_unlock_slow(void)
 {
+    MP_ASSERT(held_by(self_id()) && lock_depth > 0);
     if (--lock_depth == 0)
-        pthread_mutex_unlock(&big_lock);
+        release_word();
+}
+
+int mp_lock_waited(void)
+{
+    return atomic_load_explicit(&lock_waiters, memory_order_relaxed) != 0;
 }
 
 int mp_lock_release(void)
 {
+    if (!held_by(self_id()))
+        return 0;
     int depth = lock_depth;
-    if (depth > 0) {
-        lock_depth = 0;
-        pthread_mutex_unlock(&big_lock);
-    }
+    lock_depth = 0;
+    release_word();
     return depth;
 }
 
@@ -168,7 +262,9 @@ void mp_lock_reacquire(int depth)
  * stays -- the poll's state is half-way -- and other threads wait a little longer. */
 static int release_for_wait(void)
 {
-    return polling ? 0 : mp_lock_release();
+    if (!held_by(self_id()) || polling)
+        return 0;
+    return mp_lock_release();
 }
 
 /* Other threads wait for the lock: let one of them in before polling again. */
@@ -234,17 +330,25 @@ static inline int poll_once(int skip_world)
     return events;
 }
 
-/* MPI_THREAD_MULTIPLE: under the big lock, letting blocked threads in first (see the top). */
-static __attribute__((noinline)) int poll_locked(int skip_world)
+/* MPI_THREAD_MULTIPLE: one poll by the holder of the big lock, letting blocked threads in
+ * first unless the caller may not let go of it (see the top). */
+static inline int poll_held(int skip_world, int may_step_aside)
 {
-    mp_lock_slow();
-    if (polling == 0 && atomic_load_explicit(&lock_waiters, memory_order_relaxed))
+    if (may_step_aside && polling == 0 &&
+        atomic_load_explicit(&lock_waiters, memory_order_relaxed))
         step_aside();
     polling++;
     int events = poll_once(skip_world);
     polling--;
     if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
         sleeper->wake_self();
+    return events;
+}
+
+static __attribute__((noinline)) int poll_locked(int skip_world, int may_step_aside)
+{
+    mp_lock_slow();
+    int events = poll_held(skip_world, may_step_aside);
     mp_unlock_slow();
     return events;
 }
@@ -253,7 +357,7 @@ static __attribute__((noinline)) int poll_locked(int skip_world)
 static inline int poll_all_except(int skip_world)
 {
     if (MP_UNLIKELY(mp_thread_multiple))
-        return poll_locked(skip_world);
+        return poll_locked(skip_world, 1);
     return poll_once(skip_world);
 }
 
@@ -298,18 +402,32 @@ static void sleep_until_delivery(void)
     atomic_fetch_sub_explicit(&local_sleepers, 1, memory_order_relaxed);
 }
 
-/* Polling without blocking (MPI_Test loops): give the core away now and then. */
-int mp_progress(void)
+/* After a non-blocking poll (MPI_Test loops): give the core away now and then. */
+static inline void count_test(int events)
 {
-    mp_lock();
-    int events = poll_all();
     if (events)
         fruitless_tests = 0;
     else if (policy.test_polls && ++fruitless_tests >= policy.test_polls) {
         fruitless_tests = 0;
         yield_core();
     }
-    mp_unlock();
+}
+
+static __attribute__((noinline)) int progress_locked(void)
+{
+    mp_lock_slow();
+    int events = poll_held(-1, 1);
+    count_test(events);
+    mp_unlock_slow();
+    return events;
+}
+
+int mp_progress(void)
+{
+    if (MP_UNLIKELY(mp_thread_multiple))
+        return progress_locked();
+    int events = poll_once(-1);
+    count_test(events);
     return events;
 }
 
@@ -331,8 +449,9 @@ int mp_idle_spin(unsigned *spins)
  * yield_ns have passed since the first yield, and then sleep (*spins = UINT_MAX). */
 static void idle(unsigned *spins, int may_sleep)
 {
-    if (fruitless_tests)
-        fruitless_tests = 0;                /* a blocking wait manages the core itself */
+    /* a blocking wait manages the core itself (the counter belongs to the lock's holder) */
+    if (fruitless_tests && (!MP_UNLIKELY(mp_thread_multiple) || held_by(self_id())))
+        fruitless_tests = 0;
     if (mp_idle_spin(spins))
         return;
     if (*spins == UINT32_MAX && may_sleep) {
@@ -356,6 +475,13 @@ static void idle(unsigned *spins, int may_sleep)
 int mp_poll_except(int world)
 {
     return poll_all_except(world);
+}
+
+int mp_poll_except_holding(int world)
+{
+    if (MP_UNLIKELY(mp_thread_multiple))
+        return poll_locked(world, 0);
+    return poll_once(world);
 }
 
 void mp_idle(unsigned *spins)

@@ -21,22 +21,20 @@
 mp_table mp_request_table = { .type = MP_OBJ_REQUEST, .lock = ATOMIC_FLAG_INIT };
 
 static mp_request *free_requests;
-static atomic_flag free_lock = ATOMIC_FLAG_INIT;
 
-/* The free list's lock matters only when several threads may allocate at once, i.e. under
- * MPI_THREAD_MULTIPLE (mp_thread_multiple is fixed before the first request exists); below
- * that level a lock would be two atomic read-modify-writes per request for nothing. */
+/* The free list is shared by all threads of the process.  Under MPI_THREAD_MULTIPLE every
+ * caller already holds the big lock (entry points, and the progress engine for the hooks that
+ * complete and recycle requests), so taking it again is an increment of the holder's depth:
+ * cheaper than a lock of its own, and still correct for a caller that does not hold it.
+ * Below that level mp_lock is one branch. */
 static void free_list_lock(void)
 {
-    if (MP_UNLIKELY(mp_thread_multiple))
-        while (atomic_flag_test_and_set_explicit(&free_lock, memory_order_acquire))
-            ;
+    mp_lock();
 }
 
 static void free_list_unlock(void)
 {
-    if (MP_UNLIKELY(mp_thread_multiple))
-        atomic_flag_clear_explicit(&free_lock, memory_order_release);
+    mp_unlock();
 }
 
 mp_request *mp_request_alloc(int kind)

@@ -29,8 +29,14 @@
  *
  * Both paths use the transport's inline operations (send_bytes, peek/consume: shared memory
  * has them) and the general path's packet builder, numbering, statistics and matching rule,
- * so the protocol is written once.  Under MPI_THREAD_MULTIPLE neither path is taken: another
- * thread may post a receive or queue a send between the checks and the packet.
+ * so the protocol is written once.
+ *
+ * Under MPI_THREAD_MULTIPLE both paths run under the big lock, which the entry point holds
+ * from before the checks to after the packet: no other thread can post a receive, queue a
+ * send or poll a ring in between.  The direct receive must therefore never let go of it while
+ * it spins -- its polls are mp_poll_except_holding, which does not step aside -- and it gives
+ * up (falls back to the normal path, whose wait releases the lock) as soon as another thread
+ * is blocked on the lock, so one thread's spin never shuts the others out.
  */
 #include "pt2pt/proto.h"
 #include <string.h>
@@ -59,8 +65,7 @@ int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int
     int world = world_of(comm, dest);
     mp_peer *peer = &mp_p2p.peers[world];
     size_t bytes = mp_datatype_bytes(dt, count);
-    if (MP_UNLIKELY(mp_thread_multiple) || bytes >= peer->fast_limit || !dt->is_contig ||
-        peer->send_head || peer->ctrl_head || peer->sreqs)
+    if (bytes >= peer->fast_limit || !dt->is_contig || peer->send_head || peer->ctrl_head || peer->sreqs)
         return MP_AGAIN;
     /* standard mode: cookie 0, the receiver never answers this message */
     mp_hdr h;
@@ -91,8 +96,7 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
     mp_peer *peer = &mp_p2p.peers[world];
     size_t capacity = mp_datatype_bytes(dt, count);
     int ctx = comm->ctx + ctx_offset;
-    if (MP_UNLIKELY(mp_thread_multiple) || peer->fast_limit == 0 || !dt->is_contig ||
-        peer->in_req || peer->in_unexp)
+    if (peer->fast_limit == 0 || !dt->is_contig || peer->in_req || peer->in_unexp)
         return MP_AGAIN;
     /* The normal path would send a request for sending (sendreq.c): keep its remote write. */
     if (mp_cfg.sendreq && capacity >= mp_cfg.sendreq_min && peer->tp->single_copy)
@@ -115,9 +119,9 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
             tp->consume(world);
             return MPI_SUCCESS;
         }
-        if (!mp_idle_spin(spins))
+        if (!mp_idle_spin(spins) || (MP_UNLIKELY(mp_thread_multiple) && mp_lock_waited()))
             return MP_AGAIN;
         if (*spins % POLL_EVERY == 0)
-            mp_poll_except(world);
+            mp_poll_except_holding(world);
     }
 }

@@ -1,0 +1,184 @@
+/* mt.c -- multi-threaded latency and message rate under MPI_THREAD_MULTIPLE.
+ * MemPI, BSD-3-Clause (see LICENSE).
+ *
+ * Ranks are paired as in the other point-to-point programs (rank r with r + nprocs/2).  Each
+ * rank runs T threads (1, 2, 4 by default; --threads N for one count), and thread t of a pair
+ * talks to thread t of the partner on a communicator of its own (MPI_Comm_dup of
+ * MPI_COMM_WORLD per thread), so the threads have nothing to match against each other.
+ *
+ *   mt_lat_T<n>   one-way latency (us): every thread ping-pongs `size` bytes with
+ *                 MPI_Send/MPI_Recv; the time of a round trip of all threads at once, / 2;
+ *   mt_rate_T<n>  messages per second of the rank pair: every thread sends a window of
+ *                 WINDOW 8-byte MPI_Isend, its partner receives them with MPI_Irecv, both
+ *                 MPI_Waitall, and a 0-byte reply closes the window; all threads' messages
+ *                 count.
+ *
+ * --level single runs under MPI_THREAD_SINGLE (T = 1 only): the baseline that the one-thread
+ * MPI_THREAD_MULTIPLE figure is compared with.  Each sample lines the threads up on a
+ * pthread barrier after an MPI_Barrier of the main threads; the median of the samples is
+ * printed in the format of bench.h (name size value unit).
+ */
+#include "bench.h"
+#include <pthread.h>
+
+#define MAX_THREADS 16
+#define WINDOW 64
+
+enum { LAT, RATE };
+
+static struct {
+    int nthreads, mode, quit;
+    long size, iters;
+    bench_pair pair;
+    MPI_Comm comm[MAX_THREADS];
+    char *buf[MAX_THREADS];
+    pthread_barrier_t go, done;
+} job;
+
+static void lat(int t, long iters)
+{
+    MPI_Comm c = job.comm[t];
+    char *b = job.buf[t];
+    int n = (int)job.size, p = job.pair.partner;
+    for (long i = 0; i < iters; i++) {
+        if (job.pair.first) {
+            MPI_Send(b, n, MPI_BYTE, p, 1, c);
+            MPI_Recv(b, n, MPI_BYTE, p, 1, c, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(b, n, MPI_BYTE, p, 1, c, MPI_STATUS_IGNORE);
+            MPI_Send(b, n, MPI_BYTE, p, 1, c);
+        }
+    }
+}
+
+static void rate(int t, long iters)
+{
+    MPI_Comm c = job.comm[t];
+    char *b = job.buf[t];
+    int p = job.pair.partner;
+    MPI_Request r[WINDOW];
+    for (long i = 0; i < iters; i++) {
+        if (job.pair.first) {
+            for (int w = 0; w < WINDOW; w++)
+                MPI_Isend(b + 8 * w, 8, MPI_BYTE, p, 2, c, &r[w]);
+            MPI_Waitall(WINDOW, r, MPI_STATUSES_IGNORE);
+            MPI_Recv(NULL, 0, MPI_BYTE, p, 3, c, MPI_STATUS_IGNORE);
+        } else {
+            for (int w = 0; w < WINDOW; w++)
+                MPI_Irecv(b + 8 * w, 8, MPI_BYTE, p, 2, c, &r[w]);
+            MPI_Waitall(WINDOW, r, MPI_STATUSES_IGNORE);
+            MPI_Send(NULL, 0, MPI_BYTE, p, 3, c);
+        }
+    }
+}
+
+static void work(int t)
+{
+    if (job.pair.partner < 0 || t >= job.nthreads)
+        return;
+    if (job.mode == LAT)
+        lat(t, job.iters);
+    else
+        rate(t, job.iters);
+}
+
+static void *worker(void *arg)
+{
+    int t = (int)(long)arg;
+    for (;;) {
+        pthread_barrier_wait(&job.go);
+        if (job.quit)
+            break;
+        work(t);
+        pthread_barrier_wait(&job.done);
+    }
+    return NULL;
+}
+
+/* One sample with all threads of every rank (bench_sample's shape, threads added). */
+static void sample_op(void *ctx, long iters)
+{
+    (void)ctx;
+    job.iters = iters;
+    pthread_barrier_wait(&job.go);
+    work(0);
+    pthread_barrier_wait(&job.done);
+}
+
+int main(int argc, char **argv)
+{
+    const char *level = bench_option(argc, argv, "--level");
+    int single = level && !strcmp(level, "single");
+    int provided;
+    MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE, &provided);
+    if (!single && provided < MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "mt: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* bench_init's option parsing without its MPI_Init */
+    MPI_Comm_rank(MPI_COMM_WORLD, &bench.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &bench.nprocs);
+    bench.target = 0.2;
+    bench.max_size = 4L << 20;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) bench.quick = 1;
+        else if (!strcmp(argv[i], "--target") && i + 1 < argc) bench.target = atof(argv[++i]);
+    }
+    bench.start = MPI_Wtime();
+    const char *only = bench_option(argc, argv, "--threads");
+    int counts[3] = { 1, 2, 4 }, ncounts = single ? 1 : 3;
+    if (only) {
+        counts[0] = atoi(only);
+        ncounts = 1;
+    }
+    int most = 1;
+    for (int i = 0; i < ncounts; i++) {
+        if (counts[i] < 1 || counts[i] > MAX_THREADS || (single && counts[i] != 1)) {
+            fprintf(stderr, "mt: bad thread count %d\n", counts[i]);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        if (counts[i] > most) most = counts[i];
+    }
+    if (bench.rank == 0)
+        printf("# nprocs %d target %.3f s level %s\n", bench.nprocs, bench.target,
+               single ? "single" : "multiple");
+    job.pair = bench_pairing();
+    for (int t = 0; t < most; t++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &job.comm[t]);
+        job.buf[t] = bench_alloc(8 * WINDOW + 64);
+    }
+    static const long sizes[] = { 0, 8, 64 };
+    for (int ci = 0; ci < ncounts; ci++) {
+        int n = counts[ci];
+        pthread_t th[MAX_THREADS];
+        job.nthreads = n;
+        job.quit = 0;
+        pthread_barrier_init(&job.go, NULL, (unsigned)n);
+        pthread_barrier_init(&job.done, NULL, (unsigned)n);
+        for (int t = 1; t < n; t++)
+            pthread_create(&th[t], NULL, worker, (void *)(long)t);
+        char name[32];
+        job.mode = LAT;
+        snprintf(name, sizeof name, "mt_lat_T%d", n);
+        for (int s = 0; s < 3; s++) {
+            job.size = sizes[s];
+            bench_report(name, sizes[s], bench_measure(sample_op, NULL) / 2 * 1e6, "us");
+        }
+        job.mode = RATE;
+        snprintf(name, sizeof name, "mt_rate_T%d", n);
+        double t = bench_measure(sample_op, NULL);
+        bench_report(name, 8, (double)n * WINDOW / t / 1e6, "Mmsg/s");
+        job.quit = 1;
+        pthread_barrier_wait(&job.go);
+        for (int t2 = 1; t2 < n; t2++)
+            pthread_join(th[t2], NULL);
+        pthread_barrier_destroy(&job.go);
+        pthread_barrier_destroy(&job.done);
+    }
+    for (int t = 0; t < most; t++) {
+        MPI_Comm_free(&job.comm[t]);
+        free(job.buf[t]);
+    }
+    MPI_Finalize();
+    return 0;
+}
