@@ -87,11 +87,6 @@ static mp_part *part_of(const mp_request *req)
     return (mp_part *)req->part;
 }
 
-static mp_datatype *builtin(MPI_Datatype h)
-{
-    return mp_datatype_get(h);
-}
-
 /* ---- units ----------------------------------------------------------------------------- */
 
 /* Lays out the units of a receiver with `partitions` partitions of `part_bytes` bytes. */
@@ -156,7 +151,7 @@ static void launch_unit(mp_request *req, int u)
         p->packed[u] = mp_malloc((size_t)(b - a) + 1);
         mp_pack(req->buf, req->count * p->partitions, req->dt, (size_t)a, p->packed[u],
                 (size_t)(b - a));
-        err = mp_isend(p->packed[u], (MPI_Aint)(b - a), builtin(MPI_BYTE), req->peer, tag,
+        err = mp_isend(p->packed[u], (MPI_Aint)(b - a), mp_datatype_get(MPI_BYTE), req->peer, tag,
                        req->comm, MP_CTX_COLL, MP_MODE_STANDARD, &p->unit_req[u]);
     }
     if (err != MPI_SUCCESS) {         /* its error waits in req->status for Wait/Test */
@@ -278,7 +273,7 @@ static void release_handshake(mp_request *hs)
 int mp_part_init(int is_send, void *buf, int partitions, MPI_Aint count, mp_datatype *dt,
                  int peer, int tag, mp_comm *comm, mp_request **out)
 {
-    mp_datatype *i64 = builtin(MPI_INT64_T);
+    mp_datatype *i64 = mp_datatype_get(MPI_INT64_T);
     mp_request *req = mp_persistent_new(MP_REQ_PART, buf, count, dt, peer, tag, comm,
                                         MP_MODE_STANDARD);
     mp_part *p = mp_calloc(1, sizeof *p);
