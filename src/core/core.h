@@ -501,6 +501,8 @@ typedef struct mp_config {
     size_t shm_chunk;                 /* MEMPI_SHM_CHUNK: bytes per pool chunk (fragment size) */
     size_t shm_chunks;                /* MEMPI_SHM_CHUNKS: pool chunks per rank */
     int    cma;                       /* MEMPI_CMA: -1 auto, 0 off, 1 on */
+    int    split_copy;                /* MEMPI_SPLIT_COPY: -1 auto, 0 off, 1 on */
+    size_t split_copy_min;            /* MEMPI_SPLIT_COPY_MIN: smallest shared single copy */
     int    sendreq;                   /* MEMPI_SENDREQ: send requests (SR) on/off */
     size_t sendreq_min;               /* MEMPI_SENDREQ_MIN: smallest buffer worth an SR */
     int    wait_policy;               /* MEMPI_WAIT: MP_WAIT_* */
@@ -571,6 +573,8 @@ typedef struct mp_stats {
     uint64_t eager_msgs, eager_bytes;
     uint64_t sendreq_msgs, sendreq_bytes;     /* delivered by remote write */
     uint64_t rndv_msgs, rndv_bytes;
+    uint64_t split_msgs, split_help_bytes;    /* copies shared by two cores (owner's count);
+                                                 bytes this rank copied as the helper */
     uint64_t unexpected_max_msgs, unexpected_max_bytes;
     uint64_t unexpected_msgs, unexpected_bytes;  /* current */
     uint64_t net_mr_hits, net_mr_misses;      /* keys sent for reused / new registrations */

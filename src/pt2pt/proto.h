@@ -164,6 +164,12 @@ void mp_stat_sent(int proto, size_t bytes);
  * segments need.  MPI error code. */
 int  mp_copy_message(int write, int world_peer, uint64_t remote_addr, void *buf, MPI_Aint count,
                      const mp_datatype *dt, size_t bytes);
+/* The same for a message the peer may help copy (the two-core copy, docs/protocol.md):
+ * if the transport opens a shared copy, the peer's request `peer_cookie` gets MP_PKT_SPLIT
+ * and both sides copy chunks; returns when all bytes are there.  MPI error code. */
+int  mp_copy_shared(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
+                    void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes);
+void mp_split_on_packet(int world, const mp_hdr *hdr);  /* recv.c: help a peer's copy */
 void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends and tries to transmit */
 void mp_send_ctrl(int world_peer, const mp_hdr *hdr);
 int  mp_send_flush(void);                             /* retries pending work; events */

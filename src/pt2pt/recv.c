@@ -88,7 +88,7 @@ static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cooki
                                rndv_read_done, req) == MPI_SUCCESS)
                 return;
         }
-        int err = mp_copy_message(0, world, addr, req->buf, req->count, req->dt, want);
+        int err = mp_copy_shared(0, world, addr, cookie, req->buf, req->count, req->dt, want);
         if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
             req->error = err;
         mp_send_reply(world, MP_PKT_FIN, cookie, 0);
@@ -225,6 +225,21 @@ static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
     }
 }
 
+/* SPLIT: the peer copies a message between our request's buffer and its own and offers to
+ * share the work.  Our request is a receive whose SREQ the peer is writing into, or a
+ * rendezvous send the peer is pulling (from the packed copy if the type is not contiguous);
+ * the packet precedes the RWDONE or FIN that completes it, so the request is still there.
+ * The owner reports a failure of our part; we only copy. */
+void mp_split_on_packet(int world, const mp_hdr *h)
+{
+    mp_request *req = mp_request_of_cookie(h->cookie);
+    int write = req->kind == MP_REQ_SEND;
+    MP_ASSERT(write ? req->state == MP_ST_WAIT_FIN : req->state == MP_ST_RECV_POSTED);
+    void *local = write && req->tmp ? req->tmp : (char *)req->buf + req->dt->true_lb;
+    mp_transport *tp = mp_p2p.peers[world].tp;
+    tp->split_copy(world, 0, h->seq, write, h->addr, local, h->size);
+}
+
 void mp_recv_on_packet(int world, const mp_hdr *h, const void *payload)
 {
     mp_peer *peer = &mp_p2p.peers[world];
@@ -247,6 +262,9 @@ void mp_recv_on_packet(int world, const mp_hdr *h, const void *payload)
         break;
     case MP_PKT_SRCANCEL:
         mp_sendreq_on_cancel(world, h);
+        break;
+    case MP_PKT_SPLIT:
+        mp_split_on_packet(world, h);
         break;
     case MP_PKT_SRCANCEL_ACK:
     case MP_PKT_CANCEL_REQ:

@@ -120,11 +120,29 @@ int mp_copy_message(int write, int world_peer, uint64_t remote_addr, void *buf, 
     return MPI_SUCCESS;
 }
 
-/* Remote Write: the whole message straight into the receiver's posted buffer. */
+int mp_copy_shared(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
+                   void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes)
+{
+    mp_transport *tp = mp_transport_of(world_peer);
+    uint32_t ticket;
+    if (!dt->is_contig || !tp->split_open || tp->split_open(world_peer, bytes, &ticket) != MPI_SUCCESS)
+        return mp_copy_message(write, world_peer, remote_addr, buf, count, dt, bytes);
+    void *local = (char *)buf + dt->true_lb;
+    mp_hdr h;
+    mp_hdr_control(&h, MP_PKT_SPLIT, peer_cookie, (uint64_t)(uintptr_t)local);
+    h.size = bytes;
+    h.seq = ticket;
+    mp_send_ctrl(world_peer, &h);
+    mp_stat.split_msgs++;
+    return tp->split_copy(world_peer, 1, ticket, write, remote_addr, local, bytes);
+}
+
+/* Remote Write: the whole message straight into the receiver's posted buffer, which the
+ * receiver helps fill if it is polling (MP_PKT_SPLIT). */
 static void remote_write(mp_request *req)
 {
-    int err = mp_copy_message(1, req->world_peer, req->remote_addr, req->buf, req->count, req->dt,
-                              req->bytes);
+    int err = mp_copy_shared(1, req->world_peer, req->remote_addr, req->peer_req, req->buf,
+                             req->count, req->dt, req->bytes);
     if (err != MPI_SUCCESS)
         mp_fatal("remote write to rank %d failed: %s", req->world_peer, mp_error_message(err));
 }

@@ -27,6 +27,7 @@
  *   read_start  optional asynchronous read of one contiguous range (see below).
  *   readv/writev  single copy with segments on both sides (one-sided operations on a peer's
  *               memory that is not mapped here).  Optional; same-host peers only.
+ *   split_open/split_copy  optional two-core single copy (see below).
  *   poll        hands arrived packets to the handlers; packets from `skip_world` stay queued.
  * Each transport reports its own limits (max payload per packet, eager threshold), so
  * crossovers differ by location, as MPI-StarT found they must.
@@ -68,7 +69,9 @@ enum mp_pkt_type {
     MP_PKT_SRCANCEL_ACK,  /* sender: the SREQ is gone (used, stale or removed) */
     MP_PKT_CANCEL_REQ,    /* sender asks to withdraw an unmatched message (cookie = send req) */
     MP_PKT_CANCEL_REP,    /* receiver's answer: flags & MP_HDR_CANCELLED if it was withdrawn */
-    MP_PKT_P2P_LAST = MP_PKT_CANCEL_REP,
+    MP_PKT_SPLIT,         /* owner of a single copy asks the peer to share it: cookie = the
+                             peer's request, addr = owner's buffer, size = bytes, seq = ticket */
+    MP_PKT_P2P_LAST = MP_PKT_SPLIT,
     MP_PKT_RMA_FIRST = MP_PKT_CLASS_RMA << 6   /* one-sided packets: src/rma/ */
 };
 enum {
@@ -133,6 +136,18 @@ typedef struct mp_transport {
                  const struct iovec *remote, int nremote);
     int (*writev)(int world_peer, const struct iovec *local, int nlocal,
                   const struct iovec *remote, int nremote);
+    /* Optional: one contiguous transfer copied by both sides at once.  The owner (the side
+     * that does the copy anyway) calls split_open; MP_AGAIN means "copy alone" (the transfer
+     * is below MEMPI_SPLIT_COPY_MIN, split copies are off, or the node's ranks outnumber its
+     * cores).  Otherwise it tells the peer (ticket, its buffer's address, len) in a packet and
+     * calls split_copy(owner = 1), which copies chunks until none is left and returns when the
+     * helper's chunks are done too.  The helper, on that packet, calls split_copy(owner = 0)
+     * with the owner's address: it copies chunks until none is left and returns without
+     * waiting; a packet that comes late claims nothing.  write: local -> remote.  Both return
+     * an MPI error code (the helper's failure reaches the owner's call). */
+    int (*split_open)(int world_peer, size_t len, uint32_t *ticket);
+    int (*split_copy)(int world_peer, int owner, uint32_t ticket, int write, uint64_t remote_addr,
+                      void *local, size_t len);
     int (*poll)(int skip_world);
     size_t max_payload;   /* data bytes per packet */
     size_t eager_max;     /* largest message sent eagerly */

@@ -73,6 +73,31 @@ typedef struct mp_chunk {
 } mp_chunk;
 _Static_assert(sizeof(mp_chunk) == MP_CACHELINE, "chunk data starts on its own cache line");
 
+/* A shared copy (two cores, one transfer; split.c) that its owner publishes in its rank area.
+ * The owner is the side that knows both buffers first (the sender of a remote write, the
+ * receiver of a rendezvous pull); the helper is the other side, told by a packet.  The
+ * transfer of `len` bytes is cut into chunks whose size both sides compute from `len` alone.
+ *   claim  (ticket << 32) | next chunk to claim.  The owner publishes a new transfer by storing
+ *          (ticket << 32) | 0 with release, after resetting `done` and `err`; each side claims
+ *          chunk k with a compare-and-swap k -> k + 1 that also checks the ticket (acquire on
+ *          success: the helper then sees the reset `done`).  A helper whose packet names an
+ *          older ticket fails the check and claims nothing, so a late or stale packet is
+ *          harmless; no chunk is copied twice or skipped.
+ *   done   bytes copied, added by each side after its last chunk with a release fetch_add; the
+ *          owner waits for done == len with acquire loads, so every byte the helper moved
+ *          (its process_vm_* calls returned) happened before the owner reports completion
+ *          and before it publishes the next ticket.  A helper touches the slot only between
+ *          a successful claim and its add to `done`, which the owner waits for, so the slot is
+ *          never reused under it.
+ *   err    a helper's failed copy (MPI error class), stored relaxed before its add to done. */
+typedef struct mp_split_slot {
+    _Atomic uint64_t claim;
+    _Atomic uint64_t done;
+    atomic_int err;
+    char pad[MP_CACHELINE - 20];
+} mp_split_slot;
+_Static_assert(sizeof(mp_split_slot) == MP_CACHELINE, "one cache line per shared copy");
+
 typedef struct mp_rank_area {
     atomic_uint futex;                    /* wake word for the sleeping waiting policy */
     atomic_uint sleeping;
@@ -80,8 +105,9 @@ typedef struct mp_rank_area {
     int32_t world_rank;
     uint64_t probe_addr;                  /* address of a magic word, for the single-copy probe */
     char pad[MP_CACHELINE - 24];
+    mp_split_slot split;                  /* on its own line: the wake words stay quiet */
 } mp_rank_area;
-_Static_assert(sizeof(mp_rank_area) == MP_CACHELINE, "one cache line per rank");
+_Static_assert(sizeof(mp_rank_area) == 2 * MP_CACHELINE, "two cache lines per rank");
 
 /* A rank's inbox: the header below (in an array of them, so that the headers of many ranks
  * share pages), and, page-aligned elsewhere, `queue` cells of the shared queue followed by
@@ -263,5 +289,8 @@ int  mp_cma_readv(int world_peer, const struct iovec *local, int nlocal,
                   const struct iovec *remote, int nremote);
 int  mp_cma_writev(int world_peer, const struct iovec *local, int nlocal,
                    const struct iovec *remote, int nremote);
+int  mp_split_open(int world_peer, size_t len, uint32_t *ticket);   /* split.c */
+int  mp_split_copy(int world_peer, int owner, uint32_t ticket, int write, uint64_t remote_addr,
+                   void *local, size_t len);
 
 #endif
