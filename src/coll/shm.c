@@ -10,7 +10,8 @@
  * threads would share one slot).
  *
  * Slot layout.  The first three quarters of a slot hold CELLS (4) big cells, the last quarter
- * a ring of small cells of SMALL_STRIDE (256) bytes -- 64 in the default 64 KiB slot:
+ * a ring of small cells of SMALL_STRIDE (256) bytes -- 63 in the default 64 KiB slot -- and,
+ * in its last 256 bytes, the rank's presence line (see Waiting):
  *
  *     cell = { stamp (64 bit, own cache line), readers_left (32 bit, own cache line), data }
  *
@@ -22,7 +23,7 @@
  * addresses, small broadcasts and reductions; the length is the same on every rank -- takes
  * the next small cell, a larger one the next big cell (step % 4), and bit 30 of the step says
  * which.  So a writer can fill one cell while its readers still read the others: large data
- * is pipelined in chunks, and back-to-back small collectives let a rank run up to 63 steps
+ * is pipelined in chunks, and back-to-back small collectives let a rank run up to 62 steps
  * ahead of its slowest reader -- with more ranks than cores that saves context switches
  * (docs/decisions.md, "Collective cells").
  *
@@ -59,9 +60,20 @@
  * readers that are members of an earlier collective -- a wait that a synchronizing
  * implementation of that collective would have imposed earlier, which the standard allows,
  * so correct programs cannot deadlock.  Every wait drives the progress engine, so
- * point-to-point traffic and nonblocking collectives keep moving, and idles with mp_idle,
- * which spins and then yields but never sleeps: nobody rings our futex when a stamp or a
- * counter in the segment changes.
+ * point-to-point traffic and nonblocking collectives keep moving, and follows the waiting
+ * policy of packet waits (mp_idle_packet: spin, yield, sleep on the futex), watching the word
+ * it waits for (mp_coll_watch*): a writer's publication wakes the members that sleep, and the
+ * last reader of a cell wakes its owner (mp_coll_wake; the protocol is transport/shm/wait.c's,
+ * the stamp or counter store being the sender's W1).
+ *
+ * With more ranks than cores the policy yields at once, since the rank we wait for most
+ * likely waits for our core.  But when it runs on another core, yielding hands our core to a
+ * rank that has nothing to do either and costs two context switches for nothing.  So every
+ * rank keeps a presence line in its slot (the last small cell: the core it last ran on, and
+ * whether it is yielding), and a waiter spins, up to PEER_SPIN polls, while the rank it waits
+ * for runs elsewhere and is not yielding itself and no other member of its own core is
+ * runnable (one that is not yielding needs the core).  Otherwise it yields, which with two
+ * ranks per core hands the core straight to the one that shares it.
  *
  * Large data (above SHM_DIRECT_MIN bytes per rank, when the kernel allows single copy) does
  * not go through the cells at all: the publication carries only the address of the owner's
@@ -84,6 +96,7 @@
  */
 #include "coll/coll_impl.h"
 #include "transport/transport.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +119,7 @@ _Static_assert(sizeof(shm_cell) == 2 * MP_CACHELINE, "stamp and readers_left on 
 typedef struct shm_view {
     int size, me;
     char **slot;                      /* member -> its slot in the segment */
+    int *local;                       /* member -> its local rank (whom mp_coll_wake wakes) */
     const int *map;                   /* member -> communicator rank (NULL: identity) */
     uint32_t epoch;
     uint32_t step;                    /* last big-cell publication step used */
@@ -150,6 +164,8 @@ void mp_coll_shm_comm_free(mp_coll_state *cs)
     if (cs->shm) {
         free(cs->shm->all.slot);
         free(cs->shm->node.slot);
+        free(cs->shm->all.local);
+        free(cs->shm->node.local);
         free(cs->shm);
         cs->shm = NULL;
     }
@@ -178,8 +194,11 @@ static void view_init(shm_view *v, mp_comm *comm, const mp_team *t, uint32_t epo
     v->flag = flag;
     v->comm = comm;
     v->slot = mp_malloc(sizeof(char *) * (size_t)t->size);
-    for (int i = 0; i < t->size; i++)
-        v->slot[i] = mp_coll_slot(mp_world.procs[comm->world[mp_team_peer(t, i)]].local);
+    v->local = mp_malloc(sizeof(int) * (size_t)t->size);
+    for (int i = 0; i < t->size; i++) {
+        v->local[i] = mp_world.procs[comm->world[mp_team_peer(t, i)]].local;
+        v->slot[i] = mp_coll_slot(v->local[i]);
+    }
 }
 
 /* The communicator's shm state; the first call agrees on the epoch (collective). */
@@ -224,7 +243,8 @@ static int view_node(mp_comm *comm, shm_view **v)
 /* The big cells fill the first three quarters of the slot, the small ring the last one. */
 static size_t cell_stride(void) { return mp_coll_slot_size() / 4 * 3 / CELLS; }
 size_t mp_coll_shm_cell_capacity(void) { return cell_stride() - sizeof(shm_cell); }
-static size_t small_cells(void) { return mp_coll_slot_size() / 4 / SMALL_STRIDE; }
+/* The small ring: all of the last quarter but its last cell, the presence line. */
+static size_t small_cells(void) { return mp_coll_slot_size() / 4 / SMALL_STRIDE - 1; }
 
 /* The next step of a publication of `len` bytes (all members pass the same len): small ones
  * take the next cell of the small ring, the others the next big cell.  Bit 30 tells them
@@ -248,39 +268,162 @@ static shm_cell *cell_of(const shm_view *v, int r, uint32_t step)
 }
 static char *data_of(shm_cell *c) { return (char *)(c + 1); }
 
-static char *publish_begin(shm_cell *c)
+/* ------------------------------------------------------------------------------------------ */
+/* Waiting: where the awaited rank runs (see "Waiting" at the top)                            */
+/* ------------------------------------------------------------------------------------------ */
+/* Fruitless polls a waiter spins, when oversubscribed, while the rank it waits for runs on
+ * another core: about as long as handing the core over and back would take. */
+#define PEER_SPIN 256
+
+/* A member's presence line: the last small cell of its slot, written only by its owner. */
+typedef struct shm_presence {
+    atomic_int cpu;                   /* the core it last ran on, + 1 (0: not known yet) */
+    atomic_int yielding;              /* it waits and gives its core away */
+} shm_presence;
+
+static shm_presence *presence_of(const shm_view *v, int r)
 {
-    unsigned spins = 0;
-    while (atomic_load_explicit(&c->readers_left, memory_order_acquire) != 0)
+    return (shm_presence *)(v->slot[r] + mp_coll_slot_size() - SMALL_STRIDE);
+}
+
+/* Records the core this rank runs on; a store only when it changed (the line stays ours). */
+static int note_cpu(shm_presence *me)
+{
+    int cpu = sched_getcpu() + 1;
+    if (atomic_load_explicit(&me->cpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&me->cpu, cpu, memory_order_relaxed);
+    return cpu;
+}
+
+typedef struct shm_wait {
+    const shm_view *v;
+    int peer;                         /* the member waited for; -1: any of the others */
+    shm_cell *cell;                   /* whose stamp (peer >= 0) or readers_left we watch */
+    uint64_t seen;                    /* the word's value when the wait last found it wanting */
+    unsigned spins;                   /* mp_idle's stage */
+    unsigned polls;                   /* fruitless polls spun so far */
+    int cpu;                          /* mine, + 1; 0 until the first fruitless poll */
+    int yielding;                     /* my presence says so */
+} shm_wait;
+
+/* May this rank keep its core while it waits for w->peer?  Only while no other member that
+ * shares the core is runnable with work (it needs the core: not yielding) and the awaited
+ * rank runs elsewhere and is not itself waiting. */
+static int worth_spinning(const shm_wait *w)
+{
+    const shm_view *v = w->v;
+    for (int r = 0; r < v->size; r++) {
+        if (r == v->me)
+            continue;
+        shm_presence *p = presence_of(v, r);
+        int cpu = atomic_load_explicit(&p->cpu, memory_order_relaxed);
+        int yielding = atomic_load_explicit(&p->yielding, memory_order_relaxed);
+        if (cpu == 0 || (cpu == w->cpu && !yielding))
+            return 0;
+        if (r == w->peer && (cpu == w->cpu || yielding))
+            return 0;
+    }
+    return 1;
+}
+
+/* The policy's next step (spin, yield, sleep: mp_idle_packet), watching our word.  The
+ * watch ends a sleep when the word differs from the value the wait found wanting (not from a
+ * fresh load, which may already be the one awaited). */
+static void wait_policy(shm_wait *w)
+{
+    if (w->peer >= 0)
+        mp_coll_watch_stamp(&w->cell->stamp, w->seen);
+    else
+        mp_coll_watch(&w->cell->readers_left, (unsigned)w->seen);
+    mp_idle_packet(&w->spins);
+}
+
+/* One fruitless poll of a wait.  With a core per rank this is the policy's step.
+ * Oversubscribed, the policy yields at once; but yielding to a rank of our core that has
+ * nothing to do either costs two context switches for nothing, so while the awaited rank
+ * runs on another core we spin a little first. */
+static void wait_idle(shm_wait *w)
+{
+    if (!mp_wait_oversubscribed()) {
+        wait_policy(w);
+        return;
+    }
+    shm_presence *me = presence_of(w->v, w->v->me);
+    if (w->cpu == 0)
+        w->cpu = note_cpu(me);
+    if (w->polls < PEER_SPIN && worth_spinning(w)) {
+        w->polls++;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return;
+    }
+    w->polls = PEER_SPIN;             /* one spell of spinning per wait */
+    if (!w->yielding) {
+        atomic_store_explicit(&me->yielding, 1, memory_order_relaxed);
+        w->yielding = 1;
+    }
+    wait_policy(w);
+    w->cpu = note_cpu(me);
+}
+
+static void wait_done(shm_wait *w)
+{
+    if (w->spins == 0)
+        return;                       /* never reached the policy: nothing watched */
+    if (w->peer >= 0)
+        mp_coll_watch_stamp(NULL, 0);
+    else
+        mp_coll_watch(NULL, 0);
+    if (w->yielding)
+        atomic_store_explicit(&presence_of(w->v, w->v->me)->yielding, 0, memory_order_relaxed);
+}
+
+static char *publish_begin(const shm_view *v, shm_cell *c)
+{
+    shm_wait w = { v, -1, c, 0, 0, 0, 0, 0 };
+    while ((w.seen = atomic_load_explicit(&c->readers_left, memory_order_acquire)) != 0)
         if (mp_progress() == 0)
-            mp_idle(&spins);
+            wait_idle(&w);
+    wait_done(&w);
     return data_of(c);
 }
 
-static void publish_end(shm_cell *c, uint64_t stamp, unsigned readers)
+/* Publishes my cell of `step` to `readers` readers and wakes those that sleep. */
+static void publish_end(const shm_view *v, uint32_t step, unsigned readers)
 {
+    shm_cell *c = cell_of(v, v->me, step);
     atomic_store_explicit(&c->readers_left, readers, memory_order_relaxed);
-    atomic_store_explicit(&c->stamp, stamp, memory_order_release);
+    atomic_store_explicit(&c->stamp, stamp_of(v, step), memory_order_release);
+    if (readers)
+        mp_coll_wake(v->local, v->size);
 }
 
-static char *read_begin(shm_cell *c, uint64_t stamp)
+/* Waits for member r's publication of `step`; returns its data. */
+static char *read_begin(const shm_view *v, int r, uint32_t step)
 {
-    unsigned spins = 0;
-    while (atomic_load_explicit(&c->stamp, memory_order_acquire) != stamp)
+    shm_cell *c = cell_of(v, r, step);
+    uint64_t stamp = stamp_of(v, step);
+    shm_wait w = { v, r, c, 0, 0, 0, 0, 0 };
+    while ((w.seen = atomic_load_explicit(&c->stamp, memory_order_acquire)) != stamp)
         if (mp_progress() == 0)
-            mp_idle(&spins);
+            wait_idle(&w);
+    wait_done(&w);
     return data_of(c);
 }
 
-static void read_end(shm_cell *c)
+/* Done with member r's cell of `step`; the last reader wakes its owner if it sleeps. */
+static void read_end(const shm_view *v, int r, uint32_t step)
 {
-    atomic_fetch_sub_explicit(&c->readers_left, 1, memory_order_release);
+    shm_cell *c = cell_of(v, r, step);
+    if (atomic_fetch_sub_explicit(&c->readers_left, 1, memory_order_release) == 1)
+        mp_coll_wake(&v->local[r], 1);
 }
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
 /* Waits until every reader of this rank's cell is done (before the data it names may go). */
-static void wait_readers(shm_cell *c) { (void)publish_begin(c); }
+static void wait_readers(const shm_view *v, shm_cell *c) { (void)publish_begin(v, c); }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Single copy ("direct") helpers                                                             */
@@ -311,14 +454,14 @@ static void publish_addr(const shm_view *sc, uint32_t step, const void *data,
 {
     shm_cell *c = cell_of(sc, sc->me, step);
     uint64_t addr = (uint64_t)(uintptr_t)data;
-    memcpy(publish_begin(c), &addr, sizeof addr);
-    publish_end(c, stamp_of(sc, step), readers);
+    memcpy(publish_begin(sc, c), &addr, sizeof addr);
+    publish_end(sc, step, readers);
 }
 
 static uint64_t addr_of(const shm_view *sc, int r, uint32_t step)
 {
     uint64_t addr;
-    memcpy(&addr, read_begin(cell_of(sc, r, step), stamp_of(sc, step)), sizeof addr);
+    memcpy(&addr, read_begin(sc, r, step), sizeof addr);
     return addr;
 }
 
@@ -382,8 +525,8 @@ static int bcast_direct_pair(shm_view *v, void *buf, MPI_Aint count, mp_datatype
             err = host_tp()->write(v->comm->world[v->map ? v->map[peer] : peer],
                                    dst + split, &iov, 1);
         }
-        read_end(cell_of(v, peer, step));
-        wait_readers(cell_of(v, v->me, step));
+        read_end(v, peer, step);
+        wait_readers(v, cell_of(v, v->me, step));
         free(tmp);
         return err;
     }
@@ -391,8 +534,8 @@ static int bcast_direct_pair(shm_view *v, void *buf, MPI_Aint count, mp_datatype
     publish_addr(v, step, dst, 1);
     uint64_t src = addr_of(v, root, step);
     err = dst ? pull(v, root, src, dst, split) : pull_typed(v, root, src, buf, count, dt);
-    read_end(cell_of(v, root, step));
-    wait_readers(cell_of(v, v->me, step));
+    read_end(v, root, step);
+    wait_readers(v, cell_of(v, v->me, step));
     return err;
 }
 
@@ -404,12 +547,12 @@ static int bcast_direct(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt,
     if (v->me == root) {
         char *tmp;
         publish_addr(v, step, packed_source(buf, count, dt, &tmp), (unsigned)v->size - 1);
-        wait_readers(cell_of(v, root, step));
+        wait_readers(v, cell_of(v, root, step));
         free(tmp);
         return MPI_SUCCESS;
     }
     int err = pull_typed(v, root, addr_of(v, root, step), buf, count, dt);
-    read_end(cell_of(v, root, step));
+    read_end(v, root, step);
     return err;
 }
 
@@ -435,11 +578,11 @@ static int allgather_direct(shm_view *v, const void *sbuf, MPI_Aint scount, mp_d
         int r = (me + k) % n;
         int e = pull_typed(v, r, addr_of(v, r, step), mp_elem(rbuf, r * rcount, rdt), rcount,
                            rdt);
-        read_end(cell_of(v, r, step));
+        read_end(v, r, step);
         if (err == MPI_SUCCESS)
             err = e;
     }
-    wait_readers(cell_of(v, me, step));
+    wait_readers(v, cell_of(v, me, step));
     free(tmp);
     return err;
 }
@@ -457,14 +600,13 @@ static void barrier_arrive(shm_view *v)
     uint32_t step = next_step(v, 0);
     if (v->me != 0) {
         shm_cell *mine = cell_of(v, v->me, step);
-        publish_begin(mine);
-        publish_end(mine, stamp_of(v, step), 1);
+        publish_begin(v, mine);
+        publish_end(v, step, 1);
         return;
     }
     for (int r = 1; r < v->size; r++) {
-        shm_cell *c = cell_of(v, r, step);
-        read_begin(c, stamp_of(v, step));
-        read_end(c);
+        read_begin(v, r, step);
+        read_end(v, r, step);
     }
 }
 
@@ -473,11 +615,11 @@ static void barrier_release(shm_view *v)
     uint32_t step = next_step(v, 0);
     shm_cell *c = cell_of(v, 0, step);
     if (v->me == 0) {
-        publish_begin(c);
-        publish_end(c, stamp_of(v, step), (unsigned)v->size - 1);
+        publish_begin(v, c);
+        publish_end(v, step, (unsigned)v->size - 1);
     } else {
-        read_begin(c, stamp_of(v, step));
-        read_end(c);
+        read_begin(v, 0, step);
+        read_end(v, 0, step);
     }
 }
 
@@ -487,12 +629,12 @@ static void barrier_all(shm_view *v)
 {
     uint32_t step = next_step(v, 0);
     shm_cell *mine = cell_of(v, v->me, step);
-    publish_begin(mine);
-    publish_end(mine, stamp_of(v, step), (unsigned)v->size - 1);
+    publish_begin(v, mine);
+    publish_end(v, step, (unsigned)v->size - 1);
     for (int k = 1; k < v->size; k++) {
-        shm_cell *c = cell_of(v, (v->me + k) % v->size, step);
-        read_begin(c, stamp_of(v, step));
-        read_end(c);
+        int r = (v->me + k) % v->size;
+        read_begin(v, r, step);
+        read_end(v, r, step);
     }
 }
 
@@ -528,11 +670,11 @@ static int bcast_view(shm_view *v, void *buf, MPI_Aint count, mp_datatype *dt, i
         uint32_t step = next_step(v, len);
         shm_cell *c = cell_of(v, root, step);
         if (v->me == root) {
-            mp_pack(buf, count, dt, off, publish_begin(c), len);
-            publish_end(c, stamp_of(v, step), (unsigned)v->size - 1);
+            mp_pack(buf, count, dt, off, publish_begin(v, c), len);
+            publish_end(v, step, (unsigned)v->size - 1);
         } else {
-            mp_unpack(buf, count, dt, off, read_begin(c, stamp_of(v, step)), len);
-            read_end(c);
+            mp_unpack(buf, count, dt, off, read_begin(v, root, step), len);
+            read_end(v, root, step);
         }
     }
     return MPI_SUCCESS;
@@ -569,14 +711,13 @@ int mp_coll_shm_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, v
         size_t len = min_size(cap, total - off);
         uint32_t step = next_step(v, len);
         shm_cell *mine = cell_of(v, me, step);
-        mp_pack(my_block, rcount, rdt, off, publish_begin(mine), len);
-        publish_end(mine, stamp_of(v, step), (unsigned)n - 1);
+        mp_pack(my_block, rcount, rdt, off, publish_begin(v, mine), len);
+        publish_end(v, step, (unsigned)n - 1);
         for (int k = 1; k < n; k++) {
             int r = (me + k) % n;          /* start at different peers: spread the reads */
-            shm_cell *c = cell_of(v, r, step);
             mp_unpack(mp_elem(rbuf, r * rcount, rdt), rcount, rdt, off,
-                      read_begin(c, stamp_of(v, step)), len);
-            read_end(c);
+                      read_begin(v, r, step), len);
+            read_end(v, r, step);
         }
     }
     return MPI_SUCCESS;
@@ -607,14 +748,14 @@ static int fold(const shm_view *v, uint32_t step, size_t at, char *out, MPI_Aint
 static void wait_all(const shm_view *v, uint32_t step)
 {
     for (int k = 1; k < v->size; k++)
-        read_begin(cell_of(v, (v->me + k) % v->size, step), stamp_of(v, step));
+        read_begin(v, (v->me + k) % v->size, step);
 }
 
 static void done_all(const shm_view *v, uint32_t step)
 {
     for (int r = 0; r < v->size; r++)
         if (r != v->me)
-            read_end(cell_of(v, r, step));
+            read_end(v, r, step);
 }
 
 /* Elements [lo, hi) of segment `seg` of a chunk of m elements cut in n pieces. */
@@ -652,7 +793,7 @@ static int reduce_direct(shm_view *v, const void *in, void *rbuf, MPI_Aint count
             continue;
         }
         int x = pull(v, r, addr_of(v, r, s1) + (uint64_t)lo * e, segs + (size_t)r * seg, seg);
-        read_end(cell_of(v, r, s1));
+        read_end(v, r, s1);
         from[r] = segs + (size_t)r * seg;
         if (err == MPI_SUCCESS)
             err = x;
@@ -670,13 +811,13 @@ static int reduce_direct(shm_view *v, const void *in, void *rbuf, MPI_Aint count
             MPI_Aint rlo = seg_lo(count, n, r), rhi = seg_lo(count, n, r + 1);
             int x = pull(v, r, addr_of(v, r, s2), dst + rlo * (MPI_Aint)e,
                          (size_t)(rhi - rlo) * e);
-            read_end(cell_of(v, r, s2));
+            read_end(v, r, s2);
             if (err == MPI_SUCCESS)
                 err = x;
         }
     }
-    wait_readers(cell_of(v, me, s1));
-    wait_readers(cell_of(v, me, s2));
+    wait_readers(v, cell_of(v, me, s1));
+    wait_readers(v, cell_of(v, me, s2));
     free(from);
     free(segs);
     free(out_tmp);
@@ -709,9 +850,9 @@ static int reduce_view(shm_view *v, const void *in, void *rbuf, MPI_Aint count, 
         size_t len = (size_t)m * e;
         uint32_t step = next_step(v, len);
         shm_cell *mine = cell_of(v, me, step);
-        memcpy(publish_begin(mine), src + c0 * (MPI_Aint)e, len);
+        memcpy(publish_begin(v, mine), src + c0 * (MPI_Aint)e, len);
         if (whole) {                  /* one step: readers fold everything themselves */
-            publish_end(mine, stamp_of(v, step), all ? (unsigned)n - 1 : me == root ? 0 : 1);
+            publish_end(v, step, all ? (unsigned)n - 1 : me == root ? 0 : 1);
             if (want) {
                 wait_all(v, step);
                 err = fold(v, step, 0, dst + c0 * (MPI_Aint)e, m, dt, op);
@@ -720,26 +861,25 @@ static int reduce_view(shm_view *v, const void *in, void *rbuf, MPI_Aint count, 
             continue;
         }
         /* two steps: fold my segment of everyone's chunk, then gather the segments */
-        publish_end(mine, stamp_of(v, step), (unsigned)n - 1);
+        publish_end(v, step, (unsigned)n - 1);
         MPI_Aint lo = seg_lo(m, n, me), hi = seg_lo(m, n, me + 1);
         uint32_t step2 = next_step(v, len);
         shm_cell *mine2 = cell_of(v, me, step2);
-        char *out = publish_begin(mine2);
+        char *out = publish_begin(v, mine2);
         wait_all(v, step);
         if (hi > lo)
             err = fold(v, step, (size_t)lo * e, out, hi - lo, dt, op);
         done_all(v, step);
-        publish_end(mine2, stamp_of(v, step2), all ? (unsigned)n - 1 : me == root ? 0 : 1);
+        publish_end(v, step2, all ? (unsigned)n - 1 : me == root ? 0 : 1);
         if (!want)
             continue;
         for (int k = 0; k < n; k++) {
             int r = (me + k) % n;
             MPI_Aint rlo = seg_lo(m, n, r), rhi = seg_lo(m, n, r + 1);
-            shm_cell *c = cell_of(v, r, step2);
-            const char *seg = r == me ? out : read_begin(c, stamp_of(v, step2));
+            const char *seg = r == me ? out : read_begin(v, r, step2);
             memcpy(dst + (c0 + rlo) * (MPI_Aint)e, seg, (size_t)(rhi - rlo) * e);
             if (r != me)
-                read_end(c);
+                read_end(v, r, step2);
         }
     }
     return err;

@@ -104,6 +104,8 @@ static const mp_config_var core_rows[] = {
            "waiting policy of blocking calls (auto: spin, then yield, then sleep on a futex; short spin and early sleep when ranks outnumber cores)"),
     INT("MEMPI_SPIN", 0, "4000", 0, 100000000, &mp_cfg.spin_count,
         "fruitless polls before a blocking call stops spinning (default 0 when ranks outnumber cores, unless set in the environment or the MEMPI_TUNING file)"),
+    INT("MEMPI_SLEEP_TIMEOUT", 0, "2000", 100, 100000000, &mp_cfg.sleep_timeout_us,
+        "microseconds after which a sleeping rank wakes by itself (a safety net: sleepers are woken when what they wait for arrives)"),
     CHOICE("MEMPI_BIND", 0, "auto", bind_choices, MP_BIND_AUTO, &mp_cfg.bind,
            "bind ranks to cores (auto: one core each if the node's ranks fit on the job's cores, else none)"),
     BOOL("MEMPI_REPORT_BINDINGS", 0, "0", &mp_cfg.report_bindings,

@@ -507,6 +507,7 @@ typedef struct mp_config {
     size_t sendreq_min;               /* MEMPI_SENDREQ_MIN: smallest buffer worth an SR */
     int    wait_policy;               /* MEMPI_WAIT: MP_WAIT_* */
     unsigned spin_count;              /* MEMPI_SPIN: polls before yielding */
+    unsigned sleep_timeout_us;        /* MEMPI_SLEEP_TIMEOUT: bound of one futex sleep */
     int    bind;                      /* MEMPI_BIND: MP_BIND_* (core/placement.h) */
     int    report_bindings;           /* MEMPI_REPORT_BINDINGS */
     int    stats;                     /* MEMPI_STATS */

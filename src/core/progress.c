@@ -14,7 +14,8 @@
  *           in about a microsecond;
  *   sleep   the sleeper's futex (the shm transport's, in the node segment: see
  *           transport/shm/wait.c), woken by the next packet delivered to us or after
- *           MP_SLEEP_TIMEOUT_US: a long wait gives the core away entirely.
+ *           MEMPI_SLEEP_TIMEOUT (2 ms; a safety net, tests raise it so that a lost wake-up
+ *           hangs): a long wait gives the core away entirely.
  *
  * MEMPI_WAIT picks the stages: spin (spin only), yield (spin, then yield forever), sleep
  * (spin, then sleep), auto (all three; the default).  The lengths depend on whether this
@@ -28,9 +29,10 @@
  * Sleeping is only for waits that a delivered packet ends ("wake me on packet"): request
  * waits (mp_wait_request, except generalized requests, which a user thread completes) and
  * callers that say so with mp_idle_packet; the node barrier watches its own word
- * (mp_shm_watch).  Plain mp_idle and mp_wait_flag never sleep -- their callers may wait for
- * a flag some peer stores in the segment (shared-memory collectives) or for the network,
- * neither of which rings our futex -- they spin, then yield.  A rank blocked on a full queue
+ * (mp_shm_watch), the shared-memory collectives the word of a peer's slot they wait for
+ * (mp_coll_watch*, whose writers wake them).  Plain mp_idle and mp_wait_flag never sleep --
+ * their callers may wait for a flag some peer stores without waking anyone, or for the
+ * network, neither of which rings our futex -- they spin, then yield.  A rank blocked on a full queue
  * yields instead of sleeping too (the peer that drains it does not wake us), and when some
  * ranks of the job are reached through the network nothing sleeps, because network arrivals
  * do not ring the futex either.
@@ -94,7 +96,6 @@
 
 #define MP_MAX_HOOKS 8
 #define MP_MAX_SOURCES 4
-#define MP_SLEEP_TIMEOUT_US      2000u          /* safety net: a missed wake costs <= 2 ms */
 #define OVERSUB_SPIN             0u             /* polls before yielding when oversubscribed */
 #define AUTO_YIELD_NS_OVERSUB    200000ull      /* yield this long before sleeping */
 #define AUTO_YIELD_NS_OWN_CORE   20000000ull
@@ -393,7 +394,7 @@ static void sleep_until_delivery(void)
     if (verdict == MP_SLEEP_OK) {
         int depth = MP_UNLIKELY(mp_thread_multiple) ? release_for_wait() : 0;
         atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
-        if (!sleeper->commit(word, MP_SLEEP_TIMEOUT_US))
+        if (!sleeper->commit(word, mp_cfg.sleep_timeout_us))
             atomic_fetch_add_explicit(&sleep_timeouts, 1, memory_order_relaxed);
         mp_lock_reacquire(depth);
     } else if (verdict == MP_SLEEP_BLOCKED) {

@@ -190,6 +190,16 @@ void mp_node_barrier(void);
 void  *mp_coll_slot(int local);
 size_t mp_coll_slot_size(void);
 
+/* Sleeping in the collective layer's waits.  A rank waiting for a word of a slot to change
+ * names it with mp_coll_watch (a 32-bit word) or mp_coll_watch_stamp (64 bits) and then idles
+ * with mp_idle_packet: the sleep ends when the word differs from `old` or a packet arrives
+ * (NULL: watch nothing).  Whoever changes such a word calls mp_coll_wake right after its
+ * release store, for the local ranks that may wait for it (entries equal to this rank's own
+ * index are skipped): the sender's half of transport/shm/wait.c's protocol. */
+void mp_coll_watch(atomic_uint *word, unsigned old);
+void mp_coll_watch_stamp(const _Atomic uint64_t *word, uint64_t old);
+void mp_coll_wake(const int *local, int n);
+
 /* Shared mappings for windows.  mp_shared_create makes a zeroed mapping of `size` bytes
  * (mode 0600, "/mempi-<job>-<random>") and returns its name; the ranks of this host that
  * share it call mp_shared_attach with that name; once all of them mapped it, one calls

@@ -51,13 +51,16 @@
  * compiler barrier and one relaxed load of R's rank-area line, which R writes only when it
  * sleeps, so the line stays shared in S's cache.
  *
- * Safety net: every sleep has a bounded timeout (MP_SLEEP_TIMEOUT_US in progress.c, a few
+ * Safety net: every sleep has a bounded timeout (MEMPI_SLEEP_TIMEOUT, a few
  * milliseconds).  Whatever the argument above does not cover -- a flag set by another thread
  * of this process, a peer freeing the ring cell we wait for, a kernel that registers some
  * ranks and not others -- costs at most one timeout, never a hang.  The waits that are not
  * woken by packets avoid sleeping: a rank blocked on a full ring or pool yields instead
  * (MP_SLEEP_BLOCKED), the node barrier watches its generation word and its last arrival wakes
- * everyone (mp_shm_wake_all).
+ * everyone (mp_shm_wake_all).  The shared-memory collectives (coll/shm.c) sleep the same way,
+ * watching the word of a peer's collective slot they wait for (a cell's stamp or its count of
+ * readers, mp_coll_watch*); the rank that stores that word is the sender above, W1 being its
+ * release store, and runs W2-W4 for the ranks that may wait for it (mp_coll_wake).
  *
  * Other deliveries: rendezvous reads and remote writes (CMA) are always followed by a packet
  * (FIN, RWDONE) to the rank that waits for them, so "a packet arrived" covers them.
@@ -75,6 +78,8 @@ int mp_shm_wake_fence = 1;            /* until registered: senders fence themsel
 static int heavy_fence_is_membarrier;
 static atomic_uint *watch_word;       /* node barrier generation, or NULL */
 static unsigned watch_old;
+static const _Atomic uint64_t *watch_stamp;   /* a collective cell's stamp, or NULL */
+static uint64_t watch_stamp_old;
 
 static long sys_membarrier(int cmd)
 {
@@ -142,6 +147,31 @@ void mp_shm_watch(atomic_uint *word, unsigned old)
     watch_old = old;
 }
 
+void mp_coll_watch(atomic_uint *word, unsigned old)
+{
+    mp_shm_watch(word, old);
+}
+
+void mp_coll_watch_stamp(const _Atomic uint64_t *word, uint64_t old)
+{
+    watch_stamp = word;
+    watch_stamp_old = old;
+}
+
+/* The sender's half (W2-W4) for words of the collective slots, one fence for all. */
+void mp_coll_wake(const int *local, int n)
+{
+    if (MP_UNLIKELY(mp_shm_wake_fence))
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst);
+    for (int i = 0; i < n; i++)
+        if (local[i] != mp_shm.me &&
+            MP_UNLIKELY(atomic_load_explicit(&mp_shm_rank(local[i])->sleeping,
+                                             memory_order_relaxed)))
+            wake_area(mp_shm_rank(local[i]));
+}
+
 /* Is a packet waiting in our shared queue or one of our fast rings, or did the watched word
  * change?  (S4) */
 static int something_arrived(void)
@@ -154,6 +184,8 @@ static int something_arrived(void)
         if (atomic_load_explicit(&cell->full, memory_order_acquire))
             return 1;
     }
+    if (watch_stamp && atomic_load_explicit(watch_stamp, memory_order_acquire) != watch_stamp_old)
+        return 1;
     return watch_word && atomic_load_explicit(watch_word, memory_order_acquire) != watch_old;
 }
 
