@@ -150,13 +150,17 @@ int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 int  mp_io_check(const char *F, mp_file *f, const mp_io_args *a, size_t *bytes);
 /* The independent transfer of stream bytes [spos, spos + bytes) between the file and x->mem
  * (x's F, f, write and mem set): atomic mode's lock, data sieving as the hints say unless
- * `direct` (one pread or pwrite per piece), x->moved the bytes moved. */
+ * `direct` (one pread or pwrite per piece; a write under one shared lock over its span when
+ * writes lock), x->moved the bytes moved. */
 int  mp_io_local(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes,
                  mp_io_xfer *x, int direct);
 
 /* coll.c: two-phase collective buffering.  Whether an _all access of f uses it (the same
  * answer on every rank). */
 int  mp_io_cb_enabled(const mp_file *f, int write);
+/* Whether an _all access of f goes independently because the group is on one host (automatic
+ * mode, no cb_nodes hint): then each rank moves its own pieces, with no communication. */
+int  mp_io_cb_local(const mp_file *f, int write);
 /* Starts the buffered collective access a (an _all form with an explicit offset or the
  * individual pointer) and returns its request (kind MP_REQ_FILE, owner f), which progress
  * completes: the access runs as a sequence of nonblocking collectives on f's communicator,
