@@ -49,7 +49,7 @@ enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
  * moving only one's own bytes is fastest.  Smaller pieces are sieved as the hints say. */
 enum { DIRECT_PIECE = 1024 };
 
-static int direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes)
+int mp_io_direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes)
 {
     size_t n = 0;
     return !mp_io_pieces(f, spos, bytes, mp_io_count_piece, &n) && n &&
@@ -185,6 +185,14 @@ int mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, in
             return errno;
     }
     return 0;
+}
+
+MPI_Offset mp_io_share_lock(mp_io_xfer *x, MPI_Offset start, MPI_Offset end)
+{
+    if (!x->lock || mp_io_lock(x->f, start, end - start, 0, 1))
+        return 0;
+    x->lock = 0;
+    return end - start;
 }
 
 int mp_io_write_locks(const mp_file *f)
@@ -330,18 +338,7 @@ int mp_io_local(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes, 
     if (f->atomic && mp_io_lock(f, start, 0, x->write, 1))
         return mp_io_errno(F, f->name, "cannot lock a range of", errno);
     x->lock = x->write && mp_io_write_locks(f);
-    /* a direct write holds one shared lock over its span instead of a lock per piece: it
-     * excludes every read-modify-write of the span (sieving, an aggregator's span), which
-     * takes an exclusive lock, but not the group's other direct writers, whose bytes are
-     * their own; a descriptor not open for reading cannot take it and locks per piece */
-    MPI_Offset span = 0;
-    if (direct && x->lock) {
-        span = mp_io_span_end(f, spos, bytes) - start;
-        if (mp_io_lock(f, start, span, 0, 1) == 0)
-            x->lock = 0;
-        else
-            span = 0;
-    }
+    MPI_Offset span = direct ? mp_io_share_lock(x, start, mp_io_span_end(f, spos, bytes)) : 0;
     if (!direct && mp_io_sieve_plan(x, spos, bytes, start)) {
         x->sbuf = mp_malloc(x->scap);
         x->sbase = x->send;
@@ -394,7 +391,7 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
     err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
     if (!err && bytes)
         err = mp_io_local(F, f, pos * esize, bytes, &x, a->coll && mp_io_cb_local(f, a->write) &&
-                          direct_pieces(f, pos * esize, bytes));
+                          mp_io_direct_pieces(f, pos * esize, bytes));
     if (!err)
         err = mp_io_unstage(F, f, a, tmp, x.moved, &native);
     free(tmp);

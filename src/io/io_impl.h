@@ -126,6 +126,18 @@ int  mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, i
 /* Whether writes of f lock the bytes they change: when independent writes may be sieved
  * (romio_ds_write not disable) and not in atomic mode (whose lock covers the access). */
 int  mp_io_write_locks(const mp_file *f);
+/* A direct write (the pieces a rank of a group on one host moves itself in a collective
+ * access) of x, whose writes lock (x->lock), holds one shared lock over its span [start,
+ * end) instead of a lock per piece: it excludes every read-modify-write of the span (sieving,
+ * an aggregator's span), which locks exclusively, but not the group's other direct writers,
+ * whose bytes are their own.  Returns the length locked (then x->lock is cleared; unlock
+ * with mp_io_lock), or 0: a descriptor not open for reading cannot take a read lock, and
+ * the write locks per piece. */
+MPI_Offset mp_io_share_lock(mp_io_xfer *x, MPI_Offset start, MPI_Offset end);
+/* Whether stream bytes [spos, spos + bytes) of f lie in pieces that average DIRECT_PIECE
+ * bytes or more: a collective access of a group on one host moves them one pread or pwrite
+ * each, else it sieves as the hints say. */
+int  mp_io_direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes);
 
 /* Calls fn for every contiguous file piece of stream bytes [pos, pos+len) of f's view, in
  * stream order; `done` is the stream bytes before the piece.  fn returns 0 to go on, 1 to

@@ -4,24 +4,25 @@
  *
  * The file is a sequence of periods; in each period every rank of the group G (ranks 1..np-1
  * from 3 ranks on, else all) owns a block of BIG bytes, and rank 0 -- from 3 ranks on, not in
- * G -- owns SMALL bytes after them.  G writes its blocks with MPI_File_write_at_all through
- * an interleaved view, ROUNDS times with new values; meanwhile rank 0, through a file handle
- * of its own (MPI_COMM_SELF) with romio_ds_write = enable and a small ind_wr_buffer_size,
- * writes its small pieces with sieved independent writes, whose read-modify-writes rewrite
- * G's bytes around them (its buffer holds the whole file, and it keeps writing until G's
- * last round is done).  On one host G's ranks write their pieces themselves (one pwrite
- * each) under a shared byte-range lock that excludes the sieving writer's exclusive one:
- * without it a read-modify-write puts back G's bytes of an older round, which G's reading
- * back its blocks after every round, or the final check of every byte, finds.  Then G reads its blocks with MPI_File_read_at_all (every byte and the
- * count checked), and with a view reaching past the end of the file (the count is what lies
- * below it).  Passes on MPICH 4.0 (ROMIO) too, with two parts made for MemPI only: ROMIO's
- * collective writes take no byte-range lock, so there the sieving writer starts only after
- * G's last round (concurrently it undoes whole rounds of G's writes), and it counts the whole
- * request of a collective read past the end of the file.
+ * G -- owns SMALL bytes after them.  G writes its blocks through an interleaved view, ROUNDS
+ * times with new values, with MPI_File_write_at_all and MPI_File_iwrite_at_all in turn;
+ * meanwhile rank 0, through a file handle of its own (MPI_COMM_SELF) with romio_ds_write =
+ * enable and an ind_wr_buffer_size that holds the whole file, keeps writing its small pieces
+ * with sieved independent writes until G's last round is done: each read-modify-write
+ * rewrites all of G's bytes.  On one host G's ranks write their pieces themselves (one
+ * pwrite each, in the caller or the I/O thread) under a shared byte-range lock that excludes
+ * the sieving writer's exclusive one: without it a read-modify-write puts back G's bytes of
+ * an older round, which G's reading back its blocks after every round, or the final check of
+ * every byte, finds.  Then G reads its blocks with MPI_File_read_at_all (every byte and the
+ * count checked), and three blocks a rank reaching past the end of the file (the count is
+ * what lies below it).  Passes on MPICH 4.0 (ROMIO) too, with two parts made for MemPI only:
+ * ROMIO's collective writes take no byte-range lock, so there the sieving writer starts only
+ * after G's last round (concurrently it undoes whole rounds of G's writes), and it counts the
+ * whole request of a collective read past the end of the file.
  */
 #include "io_common.h"
 
-enum { PERIODS = 60, ROUNDS = 40, BIG = 1200, SMALL = 8 };
+enum { PERIODS = 60, ROUNDS = 100, BIG = 1200, SMALL = 8 };
 static int me, np;
 
 static unsigned char value(int round, int r, long k, long j)
@@ -61,7 +62,13 @@ static void group_rounds(MPI_Comm g, int gi, const char *path)
         for (long k = 0; k < PERIODS; k++)
             for (long j = 0; j < BIG; j++)
                 buf[k * BIG + j] = value(round, gi + apart, k, j);
-        CHECK_MPI(MPI_File_write_at_all(fh, 0, buf, (int)n, MPI_BYTE, &st));
+        if (round % 2) {              /* the nonblocking form (the I/O thread's) */
+            MPI_Request r;
+            CHECK_MPI(MPI_File_iwrite_at_all(fh, 0, buf, (int)n, MPI_BYTE, &r));
+            CHECK_MPI(MPI_Wait(&r, &st));
+        } else {
+            CHECK_MPI(MPI_File_write_at_all(fh, 0, buf, (int)n, MPI_BYTE, &st));
+        }
         CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
         CHECK(count == n, "round %d: wrote %d bytes, expected %ld", round, count, n);
         /* my own bytes, at once: nobody else writes them */
