@@ -45,9 +45,12 @@ enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
 /* A collective access that goes independently on one host (mp_io_cb_local) moves a rank's
  * pieces where they lie, one pread or pwrite each, with no sieving, when they average at
  * least DIRECT_PIECE bytes: the other ranks fill the bytes between them at the same time, and
- * a pread or pwrite from the page cache costs far more per byte than the system call, so
- * moving only one's own bytes is fastest.  Smaller pieces are sieved as the hints say. */
-enum { DIRECT_PIECE = 1024 };
+ * a pread or pwrite from the page cache costs more per byte than the system call, so moving
+ * only one's own bytes is fastest.  Smaller pieces are sieved as the hints say: below a page
+ * or two the system calls cost more than reading (and rewriting) the bytes between them, and
+ * concurrent small writes of one file contend for its inode and pages.  The same bound as
+ * automatic sieving of writes. */
+enum { DIRECT_PIECE = SIEVE_WRITE_PIECE };
 
 int mp_io_direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes)
 {

@@ -22,7 +22,7 @@
  */
 #include "io_common.h"
 
-enum { PERIODS = 60, ROUNDS = 100, BIG = 1200, SMALL = 8 };
+enum { PERIODS = 60, ROUNDS = 100, BIG = 3000, SMALL = 8 };
 static int me, np;
 
 static unsigned char value(int round, int r, long k, long j)
