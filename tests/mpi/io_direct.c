@@ -35,11 +35,9 @@ static int ng, apart;
 static long period(void) { return (long)ng * BIG + (apart ? SMALL : 0); }
 static long rank_off(int g) { return (long)g * BIG; }
 
-/* G's view: block g of every period (g: my index in G) */
-static MPI_Datatype view_of(int g)
+/* A view of len bytes at disp of every period */
+static MPI_Datatype view_of(MPI_Aint disp, int len)
 {
-    MPI_Aint disp = rank_off(g);
-    int len = BIG;
     MPI_Datatype t, ft;
     CHECK_MPI(MPI_Type_create_hindexed(1, &len, &disp, MPI_BYTE, &t));
     CHECK_MPI(MPI_Type_create_resized(t, 0, period(), &ft));
@@ -52,7 +50,7 @@ static void group_rounds(MPI_Comm g, int gi, const char *path)
 {
     MPI_File fh;
     CHECK_MPI(MPI_File_open(g, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_Datatype ft = view_of(gi);
+    MPI_Datatype ft = view_of(rank_off(gi), BIG);   /* block gi of every period */
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL));
     long n = (long)BIG * PERIODS;
     unsigned char *buf = malloc((size_t)n), *back = malloc((size_t)n);
@@ -109,14 +107,7 @@ static void sieving_rounds(const char *path)
     MPI_File fh;
     CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    /* my SMALL bytes after G's blocks in every period */
-    MPI_Aint disp = (MPI_Aint)ng * BIG;
-    int len = SMALL;
-    MPI_Datatype t, ft;
-    CHECK_MPI(MPI_Type_create_hindexed(1, &len, &disp, MPI_BYTE, &t));
-    CHECK_MPI(MPI_Type_create_resized(t, 0, period(), &ft));
-    CHECK_MPI(MPI_Type_commit(&ft));
-    MPI_Type_free(&t);
+    MPI_Datatype ft = view_of((MPI_Aint)ng * BIG, SMALL);   /* after G's blocks */
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL));
     long n = (long)SMALL * PERIODS;
     unsigned char *buf = malloc((size_t)n);
