@@ -3,7 +3,8 @@
  *
  * usage: iotime PATTERN WRITE BYTES ITERS [TAG [CB [CB_NODES]]]
  *   PATTERN 0: a 2-D array of doubles block-distributed over a px x py grid (subarray
- *   filetype), 1: rank r owns 1 KiB blocks r, r+P, ... -- bench/src/io.c's io2d and iostr;
+ *   filetype), 1: rank r owns 1 KiB blocks r, r+P, ..., 2: rank r owns the r-th of P
+ *   contiguous parts -- bench/src/io.c's io2d, iostr and iocont;
  *   WRITE 1 times MPI_File_write_at_all, 0 MPI_File_read_at_all; the file is
  *   /dev/shm/iotime-TAG.dat; CB sets romio_cb_write and romio_cb_read (automatic, enable,
  *   disable), CB_NODES > 0 sets cb_nodes.
@@ -71,6 +72,12 @@ int main(int argc, char **argv)
         ft = io_block_2d(P, r, size, &count);
         mt = MPI_DOUBLE;
         MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+    } else if (pat == 2) {
+        ft = MPI_BYTE;
+        count = (int)(size / P);
+        mt = MPI_BYTE;
+        MPI_File_set_view(fh, (MPI_Offset)r * count, MPI_BYTE, MPI_BYTE, "native",
+                          MPI_INFO_NULL);
     } else {
         MPI_Datatype blk;
         MPI_Type_contiguous(1024, MPI_BYTE, &blk);
@@ -81,7 +88,8 @@ int main(int argc, char **argv)
         mt = MPI_BYTE;
         MPI_File_set_view(fh, (MPI_Offset)r * 1024, MPI_BYTE, ft, "native", MPI_INFO_NULL);
     }
-    MPI_Type_free(&ft);
+    if (pat != 2)
+        MPI_Type_free(&ft);
     char *buf = malloc((size_t)size + 16);
     memset(buf, 'x', (size_t)size);
     MPI_File_write_at_all(fh, 0, buf, count, mt, MPI_STATUS_IGNORE);   /* what reads read */
@@ -102,7 +110,7 @@ int main(int argc, char **argv)
     if (r == 0) {
         qsort(ts, (size_t)it, sizeof *ts, cmp_double);
         printf("%s %s np%d %ld B cb %s: median %.2f ms min %.2f max %.2f cpu %.2f ms\n",
-               pat ? "str" : "2d", w ? "w" : "r", P, size, cb, ts[it / 2] * 1e3, ts[0] * 1e3,
+               pat == 2 ? "cont" : pat ? "str" : "2d", w ? "w" : "r", P, size, cb, ts[it / 2] * 1e3, ts[0] * 1e3,
                ts[it - 1] * 1e3, cpus);
     }
     MPI_File_close(&fh);

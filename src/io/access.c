@@ -42,6 +42,23 @@ typedef mp_io_xfer xfer;
  * of the span costs more than writing pieces of a few KiB each). */
 enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
 
+/* A collective access that goes independently on one host (mp_io_cb_local) moves a rank's
+ * pieces where they lie, one pread or pwrite each, with no sieving, when they average at
+ * least DIRECT_PIECE bytes: the other ranks fill the bytes between them at the same time, and
+ * a pread or pwrite from the page cache costs more per byte than the system call, so moving
+ * only one's own bytes is fastest.  Smaller pieces are sieved as the hints say: below a page
+ * or two the system calls cost more than reading (and rewriting) the bytes between them, and
+ * concurrent small writes of one file contend for its inode and pages.  The same bound as
+ * automatic sieving of writes. */
+enum { DIRECT_PIECE = SIEVE_WRITE_PIECE };
+
+int mp_io_direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes)
+{
+    size_t n = 0;
+    return !mp_io_pieces(f, spos, bytes, mp_io_count_piece, &n) && n &&
+           bytes >= n * (size_t)DIRECT_PIECE;
+}
+
 /* A failure is recorded, not turned into an MPI error code here: the I/O thread (aio.c) runs
  * these functions too, and error codes are made by MPI calls (mp_io_xfer_error). */
 static int io_fail(xfer *x, const char *what, MPI_Offset off, size_t len, int e)
@@ -171,6 +188,14 @@ int mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, in
             return errno;
     }
     return 0;
+}
+
+MPI_Offset mp_io_share_lock(mp_io_xfer *x, MPI_Offset start, MPI_Offset end)
+{
+    if (!x->lock || mp_io_lock(x->f, start, end - start, 0, 1))
+        return 0;
+    x->lock = 0;
+    return end - start;
 }
 
 int mp_io_write_locks(const mp_file *f)
@@ -316,6 +341,7 @@ int mp_io_local(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes, 
     if (f->atomic && mp_io_lock(f, start, 0, x->write, 1))
         return mp_io_errno(F, f->name, "cannot lock a range of", errno);
     x->lock = x->write && mp_io_write_locks(f);
+    MPI_Offset span = direct ? mp_io_share_lock(x, start, mp_io_span_end(f, spos, bytes)) : 0;
     if (!direct && mp_io_sieve_plan(x, spos, bytes, start)) {
         x->sbuf = mp_malloc(x->scap);
         x->sbase = x->send;
@@ -328,6 +354,8 @@ int mp_io_local(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes, 
     err = mp_io_xfer_error(x, err);
     free(x->sbuf);
     x->sbuf = NULL;
+    if (span)
+        mp_io_lock(f, start, span, 0, 0);
     if (f->atomic)
         mp_io_lock(f, start, 0, x->write, 0);
     return err;
@@ -365,7 +393,8 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
     size_t native = 0;
     err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
     if (!err && bytes)
-        err = mp_io_local(F, f, pos * esize, bytes, &x, 0);
+        err = mp_io_local(F, f, pos * esize, bytes, &x, a->coll && mp_io_cb_local(f, a->write) &&
+                          mp_io_direct_pieces(f, pos * esize, bytes));
     if (!err)
         err = mp_io_unstage(F, f, a, tmp, x.moved, &native);
     free(tmp);

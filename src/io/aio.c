@@ -21,7 +21,9 @@
  * MPI_File_close first waits for the file's outstanding jobs (a job has its pieces and holds
  * its datatype, so a new view does not concern it).
  * Buffered collective nonblocking accesses (iread_all ...) are coll.c's: their exchange needs
- * MPI; unbuffered ones (a group of one, buffering disabled, atomic mode) come here.
+ * MPI; unbuffered ones (a group of one, a group on one host in automatic mode, buffering
+ * disabled, atomic mode) come here, those of a group on one host moving large pieces
+ * directly, as blocking ones do (access.c).
  */
 #include "io/io_impl.h"
 #include <errno.h>
@@ -38,8 +40,9 @@ typedef struct job {
     int write;
     MPI_Offset *pieces;               /* file offset and length of every piece, in order */
     size_t npieces;
-    MPI_Offset lock_start;            /* atomic mode: locked from here to the end */
+    MPI_Offset lock_start;            /* the span's start; atomic mode: locked to the end */
     int atomic;
+    MPI_Offset share_end;             /* a direct write: shares a lock up to here, or 0 */
     char *tmp;                        /* packed or converted copy, or NULL (in place) */
     mp_io_args a;                     /* a read's buffer, count and type (one reference) */
     atomic_int finished;              /* set (release) by the thread, or by a cancel */
@@ -64,6 +67,7 @@ static void run(job *j)
         x->fail_errno = errno;
         err = MP_IO_XFER_FAILED;
     }
+    MPI_Offset shared = j->share_end ? mp_io_share_lock(x, j->lock_start, j->share_end) : 0;
     size_t done = 0;
     for (size_t i = 0; !err && i < j->npieces; i++) {
         size_t len = (size_t)j->pieces[2 * i + 1];
@@ -77,6 +81,8 @@ static void run(job *j)
         int ferr = mp_io_sieve_flush(x);
         err = err ? err : ferr;
     }
+    if (shared)
+        mp_io_lock(j->f, j->lock_start, shared, 0, 0);
     if (j->atomic)
         mp_io_lock(j->f, j->lock_start, 0, j->write, 0);
     j->err = err;
@@ -180,7 +186,12 @@ int mp_io_async(const char *F, mp_file *f, const mp_io_args *a, MPI_Offset pos, 
     MPI_Offset start = l.n ? l.p[0] : 0;
     j->atomic = f->atomic;
     j->lock_start = start;
-    if (!err && mp_io_sieve_plan(x, pos * esize, bytes, start)) {
+    /* a collective access of a group on one host: large pieces direct (access.c) */
+    int direct = !err && a->coll && mp_io_cb_local(f, a->write) &&
+                 mp_io_direct_pieces(f, pos * esize, bytes);
+    if (direct && a->write)
+        j->share_end = mp_io_span_end(f, pos * esize, bytes);
+    if (!err && !direct && mp_io_sieve_plan(x, pos * esize, bytes, start)) {
         x->sbuf = mp_malloc(x->scap);
         x->sbase = x->send;
     }

@@ -15,10 +15,11 @@
  * aggregator of a read reads the span with one pread and sends each rank its pieces back.
  * Holes between domains are never touched.  When no two ranks' ranges overlap, every rank
  * accesses its own range independently instead (unless romio_cb_write / romio_cb_read =
- * enable): the exchange would only copy data no other request touches; and a read of large
- * pieces on one host reads each rank's pieces in place (DIRECT_PIECE below).  Atomic mode and
- * the hints romio_cb_write / romio_cb_read = disable fall back to independent access
- * (access.c), as does a group of one.
+ * enable): the exchange would only copy data no other request touches.  Atomic mode, the
+ * hints romio_cb_write / romio_cb_read = disable, a group of one, and a group on one host in
+ * automatic mode without a cb_nodes hint (mp_io_cb_local) use independent access (access.c):
+ * on one host the page cache already turns the ranks' requests into memory copies, so the
+ * exchange would only add copies and make every rank wait for the slowest.
  *
  * Every buffered access, blocking or not, is one state machine (struct cop): each step issues
  * at most one nonblocking collective on the file's private communicator and the next step
@@ -50,19 +51,15 @@ static void plist_add(plist *l, int64_t off, int64_t len, int64_t mpos)
     l->p[l->n++] = (piece){ off, len, mpos };
 }
 
-/* A collective read whose group is on one host and whose pieces average at least
- * DIRECT_PIECE bytes is done by every rank reading its own pieces where they lie, one pread
- * each, with no exchange and no sieving: the host's page cache serves every rank alike, so
- * the collective gains nothing from fewer, larger requests, while an aggregator would read
- * the union alone and copy every byte twice more (into the exchange and out of it); pread
- * from the page cache costs far more per byte than memcpy, so reading only one's own bytes,
- * all ranks at once, is the fastest.  Smaller pieces keep collective buffering: their
- * system calls would cost more than the exchange. */
-enum { DIRECT_PIECE = 1024 };
+int mp_io_cb_local(const mp_file *f, int write)
+{
+    return f->comm->size > 1 && !f->atomic && f->comm->nnodes == 1 && !f->hints.cb_nodes &&
+           (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_AUTO;
+}
 
 int mp_io_cb_enabled(const mp_file *f, int write)
 {
-    if (f->comm->size < 2 || f->atomic)
+    if (f->comm->size < 2 || f->atomic || mp_io_cb_local(f, write))
         return 0;
     return (write ? f->hints.cb_write : f->hints.cb_read) != MP_IO_DISABLE;
 }
@@ -192,8 +189,8 @@ static int ranges_overlap(const int64_t *r, int n)
 }
 
 /* The allgather of the first step: every rank's error class (the agreement that none failed
- * its checks), file range [lo, hi), and its pieces and bytes (whether a read goes direct). */
-enum { G_CLASS, G_LO, G_HI, G_PIECES, G_BYTES, NGATHER };
+ * its checks) and file range [lo, hi). */
+enum { G_CLASS, G_LO, G_HI, NGATHER };
 
 /* One collective access in progress (a two-phase access as a state machine).  Every step
  * issues at most one nonblocking collective on f's communicator and waits for it; the file
@@ -399,17 +396,14 @@ static void decide(cop *o)
     mp_comm *c = f->comm;
     int n = c->size, write = o->a.write;
     int forced = (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_ENABLE;
-    int may_direct = !write && !forced && c->nnodes == 1;
     layout *L = &o->L;
-    int64_t *all = o->all, pieces = 0, total = 0;
+    int64_t *all = o->all;
     L->lo = INT64_MAX;
     L->hi = INT64_MIN;
     for (int p = 0; p < n; p++) {
         const int64_t *g = all + NGATHER * p;
         L->lo = g[G_LO] < L->lo ? g[G_LO] : L->lo;
         L->hi = g[G_HI] > L->hi ? g[G_HI] : L->hi;
-        pieces += g[G_PIECES];
-        total += g[G_BYTES];
         all[2 * p] = g[G_LO];         /* compacted to pairs for ranges_overlap */
         all[2 * p + 1] = g[G_HI];
     }
@@ -419,12 +413,10 @@ static void decide(cop *o)
         o->state = ST_END;
         return;
     }
-    /* every rank's range its own, or large pieces on one host: no exchange */
-    int direct = interleaved && may_direct && pieces > 0 && total >= pieces * DIRECT_PIECE;
-    if (!interleaved || direct) {
+    if (!interleaved) {               /* every rank's range its own: no exchange */
         o->x.moved = 0;
         if (o->bytes)
-            o->err = mp_io_local(o->F, f, o->pos, o->bytes, &o->x, direct);
+            o->err = mp_io_local(o->F, f, o->pos, o->bytes, &o->x, 0);
         o->state = ST_END;
         return;
     }
@@ -629,17 +621,11 @@ int mp_io_coll_start(const char *F, mp_file *f, const mp_io_args *a, int nonbloc
         o->lerr = mp_io_stage(F, f, a, o->bytes, &o->x.mem, &o->tmp);
     if (o->lerr)
         o->bytes = 0;
-    /* my range [lo, hi), and for a read that may go direct my pieces' count and bytes */
-    o->mine[G_LO] = INT64_MAX;
+    o->mine[G_LO] = INT64_MAX;        /* my range [lo, hi) */
     o->mine[G_HI] = INT64_MIN;
-    o->mine[G_BYTES] = (int64_t)o->bytes;
     if (o->bytes) {
         o->mine[G_LO] = mp_io_file_offset(f, o->pos);
         o->mine[G_HI] = mp_io_span_end(f, o->pos, o->bytes);
-        size_t np = 0;
-        if (!a->write && f->comm->nnodes == 1 &&
-            !mp_io_pieces(f, o->pos, o->bytes, mp_io_count_piece, &np))
-            o->mine[G_PIECES] = (int64_t)np;
     }
     if (nonblocking && !o->lerr && a->where == MP_IO_INDIVIDUAL)
         f->pos += (MPI_Offset)o->bytes / esize;   /* at once, by the etypes requested */

@@ -126,6 +126,18 @@ int  mp_io_lock(const mp_file *f, MPI_Offset start, MPI_Offset len, int write, i
 /* Whether writes of f lock the bytes they change: when independent writes may be sieved
  * (romio_ds_write not disable) and not in atomic mode (whose lock covers the access). */
 int  mp_io_write_locks(const mp_file *f);
+/* A direct write (the pieces a rank of a group on one host moves itself in a collective
+ * access) of x, whose writes lock (x->lock), holds one shared lock over its span [start,
+ * end) instead of a lock per piece: it excludes every read-modify-write of the span (sieving,
+ * an aggregator's span), which locks exclusively, but not the group's other direct writers,
+ * whose bytes are their own.  Returns the length locked (then x->lock is cleared; unlock
+ * with mp_io_lock), or 0: a descriptor not open for reading cannot take a read lock, and
+ * the write locks per piece. */
+MPI_Offset mp_io_share_lock(mp_io_xfer *x, MPI_Offset start, MPI_Offset end);
+/* Whether stream bytes [spos, spos + bytes) of f lie in pieces that average DIRECT_PIECE
+ * bytes or more: a collective access of a group on one host moves them one pread or pwrite
+ * each, else it sieves as the hints say. */
+int  mp_io_direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes);
 
 /* Calls fn for every contiguous file piece of stream bytes [pos, pos+len) of f's view, in
  * stream order; `done` is the stream bytes before the piece.  fn returns 0 to go on, 1 to
@@ -150,13 +162,17 @@ int  mp_io_errno(const char *F, const char *name, const char *what, int e);
 int  mp_io_check(const char *F, mp_file *f, const mp_io_args *a, size_t *bytes);
 /* The independent transfer of stream bytes [spos, spos + bytes) between the file and x->mem
  * (x's F, f, write and mem set): atomic mode's lock, data sieving as the hints say unless
- * `direct` (one pread or pwrite per piece), x->moved the bytes moved. */
+ * `direct` (one pread or pwrite per piece; a write under one shared lock over its span when
+ * writes lock), x->moved the bytes moved. */
 int  mp_io_local(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes,
                  mp_io_xfer *x, int direct);
 
 /* coll.c: two-phase collective buffering.  Whether an _all access of f uses it (the same
  * answer on every rank). */
 int  mp_io_cb_enabled(const mp_file *f, int write);
+/* Whether an _all access of f goes independently because the group is on one host (automatic
+ * mode, no cb_nodes hint): then each rank moves its own pieces, with no communication. */
+int  mp_io_cb_local(const mp_file *f, int write);
 /* Starts the buffered collective access a (an _all form with an explicit offset or the
  * individual pointer) and returns its request (kind MP_REQ_FILE, owner f), which progress
  * completes: the access runs as a sequence of nonblocking collectives on f's communicator,

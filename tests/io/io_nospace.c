@@ -3,7 +3,9 @@
  *
  * `io_nospace full DIR`: DIR is a 256 KiB tmpfs.  Every rank's independent write of 300 KiB
  * fails with MPI_ERR_NO_SPACE and a message naming the file; so does a collective write of
- * an interleaved view (two-phase: every rank learns the aggregator's failure), and a
+ * an interleaved view (each rank's own 300 KiB do not fit, whether the ranks write their
+ * pieces themselves, as on one host, or through an aggregator, whose failure every rank
+ * learns), and a
  * nonblocking write, whose MPI_Wait goes through the file's error handler (a user handler
  * here, which must see the class).  Then set_size(0) frees the space and a small write and
  * its read-back succeed: nothing is left in a failed state.
@@ -48,7 +50,7 @@ static void full(const char *dir)
                                 MPI_STATUS_IGNORE);
     name_in_message(err, path, "independent write");
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    /* collective, interleaved 4 KiB blocks: two-phase */
+    /* collective, interleaved 4 KiB blocks */
     MPI_Datatype blk, ft;
     MPI_Type_contiguous(4096, MPI_BYTE, &blk);
     MPI_Type_create_resized(blk, 0, (MPI_Aint)4096 * np, &ft);

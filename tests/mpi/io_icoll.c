@@ -9,15 +9,19 @@
  * used: iwrite_at_all, iread_at_all, iwrite_all and iread_all (the individual pointer moves
  * at initiation), write_at_all_begin/end, read_all_begin/end; two accesses outstanding at once
  * followed by a blocking collective of the same file, completed by MPI_Waitall in reverse
- * order.  The view interleaves the ranks' blocks, with 24-byte blocks (two-phase exchange) and
- * 1500-byte ones (reads of large pieces go direct); every byte read is checked, and so is the
- * whole file.  MPICH's ROMIO finishes these accesses in the initiating call, so the ordering
+ * order.  The view interleaves the ranks' blocks, with 24-byte and 1500-byte blocks; every
+ * byte read is checked, and so is the whole file.  Each runs twice: with romio_cb_write and
+ * romio_cb_read = enable (the two-phase exchange, also on one host), where the ordering is
+ * checked, and with the default hints, where a group on one host accesses independently (the
+ * I/O thread's), so an access may complete before the others start theirs and only the data
+ * is checked.  MPICH's ROMIO finishes these accesses in the initiating call, so the ordering
  * part runs on MemPI only; the data checks run everywhere.
  */
 #include "io_common.h"
 
 enum { NBLK = 16 };
 static int me, np;
+static int ordered;                   /* the exchange is forced: check the ordering */
 
 static unsigned char value(int rank, int b, int k, int gen)
 {
@@ -26,18 +30,26 @@ static unsigned char value(int rank, int b, int k, int gen)
 
 /* Rank 0 has started its access as `req`: it must still be incomplete, then the others are
  * told to start theirs.  The others wait for the word first. */
-static void go(MPI_Request *req, const char *what)
+static void go(MPI_Request *req, MPI_Status *st, const char *what)
 {
     if (!io_is_mempi() || np == 1)
         return;
     if (me == 0) {
         int flag = 0;                 /* split collectives have no request to test */
         if (*req != MPI_REQUEST_NULL)
-            CHECK_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
-        CHECK(!flag, "%s: complete before the other ranks started it", what);
+            CHECK_MPI(MPI_Test(req, &flag, st));
+        CHECK(!ordered || !flag, "%s: complete before the other ranks started it", what);
         for (int r = 1; r < np; r++)
             CHECK_MPI(MPI_Send(&r, 1, MPI_INT, r, 7, MPI_COMM_WORLD));
     }
+}
+
+/* go, then the request's completion (MPI_Test may have completed it, with its status). */
+static void go_wait(MPI_Request *req, MPI_Status *st, const char *what)
+{
+    go(req, st, what);
+    if (*req != MPI_REQUEST_NULL)
+        CHECK_MPI(MPI_Wait(req, st));
 }
 
 static void wait_word(void)
@@ -56,11 +68,19 @@ static void check_count(MPI_Status *st, int want, const char *what)
     CHECK(n == want, "%s: count %d, expected %d", what, n, want);
 }
 
-static void run(int blk)
+static void run(int blk, int exchange)
 {
     char name[32];
-    snprintf(name, sizeof name, "icoll%d", blk);
-    MPI_File fh = io_create(name, MPI_INFO_NULL);
+    snprintf(name, sizeof name, "icoll%d-%d", blk, exchange);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (exchange) {
+        MPI_Info_set(info, "romio_cb_write", "enable");
+        MPI_Info_set(info, "romio_cb_read", "enable");
+    }
+    ordered = exchange;
+    MPI_File fh = io_create(name, info);
+    MPI_Info_free(&info);
     MPI_Datatype vec, ft;
     MPI_Type_vector(NBLK, blk, np * blk, MPI_BYTE, &vec);
     MPI_Type_create_resized(vec, 0, (MPI_Aint)np * blk * NBLK, &ft);
@@ -79,14 +99,12 @@ static void run(int blk)
     /* iwrite_at_all, then iread_at_all */
     wait_word();
     CHECK_MPI(MPI_File_iwrite_at_all(fh, 0, mine, n, MPI_BYTE, &req));
-    go(&req, "iwrite_at_all");
-    CHECK_MPI(MPI_Wait(&req, &st));
+    go_wait(&req, &st, "iwrite_at_all");
     check_count(&st, n, "iwrite_at_all");
     memset(back, 0, (size_t)n);
     wait_word();
     CHECK_MPI(MPI_File_iread_at_all(fh, 0, back, n, MPI_BYTE, &req));
-    go(&req, "iread_at_all");
-    CHECK_MPI(MPI_Wait(&req, &st));
+    go_wait(&req, &st, "iread_at_all");
     check_count(&st, n, "iread_at_all");
     CHECK(memcmp(back, mine, (size_t)n) == 0, "iread_at_all: data differs");
 
@@ -101,15 +119,13 @@ static void run(int blk)
     CHECK_MPI(MPI_File_get_position(fh, &p));
     CHECK(p == 2 * n, "iwrite_all: position %lld after initiation, expected %d", (long long)p,
           2 * n);
-    go(&req, "iwrite_all");
-    CHECK_MPI(MPI_Wait(&req, &st));
+    go_wait(&req, &st, "iwrite_all");
     check_count(&st, n, "iwrite_all");
     CHECK_MPI(MPI_File_seek(fh, n, MPI_SEEK_SET));
     memset(back, 0, (size_t)n);
     wait_word();
     CHECK_MPI(MPI_File_iread_all(fh, back, n, MPI_BYTE, &req));
-    go(&req, "iread_all");
-    CHECK_MPI(MPI_Wait(&req, &st));
+    go_wait(&req, &st, "iread_all");
     check_count(&st, n, "iread_all");
     CHECK(memcmp(back, mine, (size_t)n) == 0, "iread_all: data differs");
 
@@ -119,14 +135,14 @@ static void run(int blk)
     wait_word();
     CHECK_MPI(MPI_File_write_at_all_begin(fh, 2 * n, mine, n, MPI_BYTE));
     req = MPI_REQUEST_NULL;
-    go(&req, "write_at_all_begin");
+    go(&req, &st, "write_at_all_begin");
     CHECK_MPI(MPI_File_write_at_all_end(fh, mine, &st));
     check_count(&st, n, "write_at_all_end");
     CHECK_MPI(MPI_File_seek(fh, 0, MPI_SEEK_SET));
     memset(back, 0, (size_t)n);
     wait_word();
     CHECK_MPI(MPI_File_read_all_begin(fh, back, n, MPI_BYTE));
-    go(&req, "read_all_begin");
+    go(&req, &st, "read_all_begin");
     CHECK_MPI(MPI_File_read_all_end(fh, back, &st));
     check_count(&st, n, "read_all_end");
     for (int i = 0; i < n; i++)
@@ -178,8 +194,10 @@ static void run(int blk)
 int main(int argc, char **argv)
 {
     io_init(&argc, &argv, &me, &np);
-    run(24);
-    run(1500);
+    for (int exchange = 1; exchange >= 0; exchange--) {
+        run(24, exchange);
+        run(1500, exchange);
+    }
     io_done();
     MPI_Finalize();
     return 0;
