@@ -23,9 +23,9 @@
  * completion applies the returned credits, checks the packet number, hands the packet to the
  * protocol (mp_transport_deliver), reposts the buffer and owes the sender one credit.  Credits owed
  * go back on our next DATA packet to that peer, or in an explicit CREDIT packet once a
- * quarter of the window is owed (see net.h for why that never deadlocks), until that peer's
- * BYE: it may still flush a batch after our own BYE, and it closes only after our BYE_ACK,
- * which follows every CREDIT we sent it.
+ * quarter of the window is owed (see net.h for why that never deadlocks), for as long as the
+ * peer needs them (needs_credits): a world peer may still flush a batch after our own BYE, and
+ * it closes only after our BYE_ACK, which follows every CREDIT we sent it.
  */
 #include "transport/net/net.h"
 
@@ -239,6 +239,14 @@ static int credit_threshold(void)
     return (mp_net.credits + 3) / 4;
 }
 
+/* Whether peer may still send us packets that need credits: a world peer until its BYE (it
+ * may flush a batch after our own BYE), a process of another job until our finalize (it takes
+ * no part in the goodbye, and after MPI_Comm_disconnect nothing of its is in flight). */
+static int needs_credits(const mp_net_peer *p)
+{
+    return p->foreign ? !mp_net.closing : !p->bye;
+}
+
 /* One more consumed buffer of peer's.  A quarter of the window owed goes back at once, in the
  * middle of a batch of completions if need be (CREDIT is injected: no buffer, no re-entry),
  * so the sender never idles while the receiver copies out a whole window of fragments
@@ -249,7 +257,7 @@ static void owe(int peer)
     p->owed++;
     if (p->owed < credit_threshold())
         return;
-    if (!p->bye && p->reachable && mp_net_send_ctrl(peer, MP_NET_CREDIT) == 0)
+    if (needs_credits(p) && p->reachable && mp_net_send_ctrl(peer, MP_NET_CREDIT) == 0)
         return;
     if (!p->owed_listed) {
         p->owed_listed = 1;
@@ -258,14 +266,13 @@ static void owe(int peer)
 }
 
 /* Explicit credit returns for peers owed a quarter of a window or more that owe() could not
- * send at once (and not since repaid by piggy-backing).  After a peer's BYE no more credits
- * are needed: it sends nothing more. */
+ * send at once (and not since repaid by piggy-backing), while they need them (above). */
 static void return_credits(void)
 {
     for (int i = 0; i < mp_net.nowed;) {
         int peer = mp_net.owed_list[i];
         mp_net_peer *p = &mp_net.peers[peer];
-        if (!p->bye && p->owed >= credit_threshold() &&
+        if (needs_credits(p) && p->owed >= credit_threshold() &&
             (!p->reachable || mp_net_send_ctrl(peer, MP_NET_CREDIT) == MP_AGAIN)) {
             i++;
             continue;
