@@ -3,8 +3,9 @@
  * Every rank sends its counters (core/stats.c) to rank 0 over the collective context of
  * MPI_COMM_WORLD; rank 0 prints job totals -- messages, bytes, MB/s and messages/s over the
  * time since MPI_Init, the share of bytes each protocol delivered (the papers' "Remote Write
- * availability rate" is the send-request share), the largest unexpected queue and the network
- * transport's buffer registrations (new ones, and registration cache hits) -- and, with
+ * availability rate" is the send-request share), the largest unexpected queue, the network
+ * transport's buffer registrations (new ones, and registration cache hits) and the packets in
+ * which it sent several messages queued behind flow control -- and, with
  * MEMPI_STATS=2, one line per rank.
  */
 #include "binding/binding.h"
@@ -24,6 +25,7 @@ static void print_line(const char *who, const mp_stats *s, double secs)
             "remote write %.1f%% of bytes (%llu msgs), eager %.1f%% (%llu), rendezvous %.1f%% (%llu); "
             "max unexpected %llu msgs / %llu bytes; "
             "net buffer registrations %llu new, %llu reused; "
+            "net batches %llu of %llu msgs; "
             "one-sided %llu operations, %llu bytes\n",
             who, (unsigned long long)s->msgs_sent, (unsigned long long)s->bytes_sent,
             secs > 0 ? (double)s->bytes_sent / secs / 1e6 : 0.0,
@@ -33,6 +35,7 @@ static void print_line(const char *who, const mp_stats *s, double secs)
             pct(s->rndv_bytes, s->bytes_sent), (unsigned long long)s->rndv_msgs,
             (unsigned long long)s->unexpected_max_msgs, (unsigned long long)s->unexpected_max_bytes,
             (unsigned long long)s->net_mr_misses, (unsigned long long)s->net_mr_hits,
+            (unsigned long long)s->net_batches, (unsigned long long)s->net_batched_msgs,
             (unsigned long long)s->rma_ops, (unsigned long long)s->rma_bytes);
 }
 

@@ -130,6 +130,8 @@ static const mp_config_var core_rows[] = {
          "bytes of data per network packet (size of each pre-posted receive buffer, minus 64)"),
     INT("MEMPI_NET_CREDITS", MP_CFG_ALL_EQ, "16", 2, 4096, &mp_cfg.net_credits,
         "packets a rank may have in flight to each remote peer (receive buffers posted per peer)"),
+    BOOL("MEMPI_NET_COALESCE", 0, "1", &mp_cfg.net_coalesce,
+         "small messages that wait for flow-control credits to a remote peer are packed into one packet, which leaves with the next credit (0: each waits for a credit of its own)"),
     STRING("MEMPI_TUNING", 0, &mp_cfg.tuning,
            "file of `MEMPI_<NAME> = value` lines (written by mempi-loggp --tune) giving defaults for the other variables; the environment still wins"),
     BOOL("MEMPI_NET_RMA", 0, "1", &mp_cfg.net_rma,

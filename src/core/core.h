@@ -523,6 +523,7 @@ typedef struct mp_config {
     size_t net_chunk;                 /* MEMPI_NET_CHUNK: data bytes per network packet */
     int    net_credits;               /* MEMPI_NET_CREDITS: packets in flight per peer */
     int    net_rma;                   /* MEMPI_NET_RMA: fi_read/fi_write allowed */
+    int    net_coalesce;              /* MEMPI_NET_COALESCE: pack messages behind credits */
     size_t net_rma_max;               /* MEMPI_NET_RMA_MAX: bytes, or MP_CFG_SIZE_AUTO */
     mp_config_bound net_mr_cache;     /* MEMPI_NET_MR_CACHE: entries or bytes, 0 = off */
     int    net_async_read;            /* MEMPI_NET_ASYNC_READ: -1 auto, 0 off, 1 on */
@@ -579,6 +580,7 @@ typedef struct mp_stats {
     uint64_t unexpected_max_msgs, unexpected_max_bytes;
     uint64_t unexpected_msgs, unexpected_bytes;  /* current */
     uint64_t net_mr_hits, net_mr_misses;      /* keys sent for reused / new registrations */
+    uint64_t net_batches, net_batched_msgs;   /* network BATCH packets sent, messages in them */
     uint64_t rma_ops, rma_bytes;              /* one-sided operations issued, their bytes */
 } mp_stats;
 extern mp_stats mp_stat;

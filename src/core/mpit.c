@@ -128,6 +128,9 @@ static const struct pvar {
     PVAR(TRANSPORT, COUNTER, net_mr_hits,
          "network keys sent for reused registrations (registration cache hits)"),
     PVAR(TRANSPORT, COUNTER, net_mr_misses, "network keys sent for new registrations"),
+    PVAR(TRANSPORT, COUNTER, net_batches,
+         "network packets that carried several messages queued behind flow control"),
+    PVAR(TRANSPORT, COUNTER, net_batched_msgs, "messages sent inside such packets"),
     PVAR(RMA, COUNTER, rma_ops, "one-sided operations issued"),
     PVAR(RMA, COUNTER, rma_bytes, "bytes of one-sided operations issued"),
 };

@@ -121,6 +121,7 @@ static int read_settings(const char **provider, const char **iface, int *rma)
     mp_net_transport.max_payload = mp_cfg.net_chunk;
     mp_net.credits = mp_cfg.net_credits;
     mp_net.window = mp_cfg.net_credits + 1;
+    mp_net.coalesce = mp_cfg.net_coalesce;
     mp_net.timeout = (double)mp_cfg.net_timeout;
     *rma = mp_cfg.net_rma;
     mp_net.rma_max = mp_cfg.net_rma_max == MP_CFG_SIZE_AUTO ? MP_NET_RMA_MAX_AUTO

@@ -14,6 +14,11 @@
  * credit is owed back to the sender: piggy-backed on the next DATA packet we send it, or as an
  * explicit CREDIT packet as soon as a quarter of the window is owed (half a window made a
  * sender streaming 64 KiB fragments wait for the receiver's copies: see netmsg.c, owe).
+ * Small messages that find no credit are not refused: they are packed one after another into
+ * one send buffer per peer (a BATCH packet, MEMPI_NET_COALESCE), which leaves as one numbered
+ * packet -- one credit, one receive buffer, one system call on each side -- when a credit
+ * comes back; a buffer fills with up to 64 KiB of messages, so a window of credits carries
+ * far more small messages than it has buffers.
  * CREDIT, BYE and BYE_ACK packets need no credit: at most four CREDIT packets (each returns
  * >= a quarter of the window, and no more than a window can be outstanding) plus one BYE and
  * one BYE_ACK can be in flight per peer, which the reserve covers, with one liveness
@@ -48,12 +53,21 @@ int mp_fabric_load(void);
 #define MP_NET_INJECT  1024           /* inject size asked of the provider (and stack packets) */
 #define MP_NET_RESERVE 8              /* receive buffers per peer beyond its credits (7 used) */
 
-enum { MP_NET_DATA = 1, MP_NET_CREDIT, MP_NET_BYE, MP_NET_BYE_ACK };
+enum { MP_NET_DATA = 1, MP_NET_CREDIT, MP_NET_BYE, MP_NET_BYE_ACK, MP_NET_BATCH };
 enum { MP_NET_F_KEY = 1 };            /* DATA: an mp_net_key follows the mp_hdr */
+
+/* A BATCH packet is an mp_net_wire and then messages, each an mp_net_item, its mp_hdr, its key
+ * (flag MP_NET_F_KEY) and its payload, padded to 8 bytes so that every header is aligned. */
+typedef struct mp_net_item {
+    uint32_t flags;                   /* MP_NET_F_KEY */
+    uint32_t reserved;
+} mp_net_item;
+_Static_assert(sizeof(mp_net_item) == 8, "a batch item header is 8 bytes");
+#define MP_NET_BATCH_ITEM_MAX 8192    /* larger messages are never packed into a batch */
 
 typedef struct mp_net_wire {
     uint32_t magic;
-    uint8_t  type;                    /* MP_NET_DATA, MP_NET_CREDIT, MP_NET_BYE */
+    uint8_t  type;                    /* MP_NET_DATA, MP_NET_CREDIT, MP_NET_BYE, ... */
     uint8_t  flags;                   /* MP_NET_F_KEY */
     uint16_t credits;                 /* buffers of the sender's that we may fill again */
     int32_t  src;                     /* sender's world rank */
@@ -118,6 +132,8 @@ typedef struct mp_net_peer {
     int bye_acked;                    /* its BYE_ACK (for our BYE) arrived */
     int ack_pending;                  /* we still owe it a BYE_ACK */
     mp_net_reg *mine, *theirs;        /* registrations (netrma.c) */
+    mp_net_buf *batch;                /* messages waiting for a credit, packed (netmsg.c) */
+    size_t batch_len;                 /* bytes of the batch so far, its wire header included */
     int32_t sent_ctx[64], sent_tag[64]; /* envelopes of the last first packets sent to it */
     uint32_t sent_next;               /* sequence number after the last one sent */
 } mp_net_peer;
@@ -139,6 +155,8 @@ typedef struct mp_net_state {
     int nsend, nrecv;
     mp_net_buf **send_free;           /* stack of idle send buffers */
     int nsend_free;
+    int nbatches;                     /* peers holding a batch (each holds one send buffer) */
+    int coalesce;                     /* MEMPI_NET_COALESCE */
     mp_net_peer *peers;               /* npeers entries, indexed by process id */
     int npeers;                       /* the world's size, then every process id attached */
     int nremote;                      /* remote world peers (they take part in BYE) */
@@ -151,7 +169,7 @@ typedef struct mp_net_state {
     int window;                       /* credits + 1: numbered packets a peer can have out */
     int byes, bye_acks;               /* BYE and BYE_ACK packets received */
     int acks_pending;                 /* BYE_ACKs we could not send yet */
-    int closing;                      /* our BYE went out: no more CREDIT packets */
+    int closing;                      /* our BYE went out: no more heartbeats */
     int active;
     double timeout;                   /* MEMPI_NET_TIMEOUT in seconds, 0: no liveness checks */
     double last_check, last_beat;

@@ -7,11 +7,25 @@
  * answer MP_AGAIN before anything changed, so the point-to-point layer simply retries after
  * progress: nothing is dropped and per-pair order is kept.
  *
+ * Coalescing (MEMPI_NET_COALESCE): a message of at most MP_NET_BATCH_ITEM_MAX bytes that
+ * finds its peer without credit is appended to that peer's batch -- a send buffer holding
+ * messages packed behind one wire header -- and counts as sent.  While a batch exists every
+ * message to that peer goes into it or waits (MP_AGAIN), so per-pair order is kept; the
+ * batch leaves as one numbered BATCH packet with the first credit that comes back (poll, or
+ * the next send).  A streaming sender thus moves a whole buffer of small messages per credit
+ * where it moved one, and the receiver reads them with one completion.  At most half the send
+ * buffers are batches, so DATA packets of other peers and BYE still find buffers.  Nothing
+ * waits for the batch but itself: the receiver consumes every packet when it polls and owes
+ * the credit back (below), and finalize waits for every send buffer, batches included, before
+ * its BYE.
+ *
  * poll() reads the completion queue: a send completion returns its buffer, a receive
  * completion applies the returned credits, checks the packet number, hands the packet to the
  * protocol (mp_transport_deliver), reposts the buffer and owes the sender one credit.  Credits owed
  * go back on our next DATA packet to that peer, or in an explicit CREDIT packet once a
- * quarter of the window is owed (see net.h for why that never deadlocks).
+ * quarter of the window is owed (see net.h for why that never deadlocks), for as long as the
+ * peer needs them (needs_credits): a world peer may still flush a batch after our own BYE, and
+ * it closes only after our BYE_ACK, which follows every CREDIT we sent it.
  */
 #include "transport/net/net.h"
 
@@ -55,12 +69,87 @@ static void send_buf_release(mp_net_buf *b)
     mp_net.send_free[mp_net.nsend_free++] = b;
 }
 
+/* Bytes a message of `len` payload bytes takes in a batch (with a key, if it gets one). */
+static size_t item_size(size_t len, int with_key)
+{
+    size_t n = sizeof(mp_net_item) + sizeof(mp_hdr) + (with_key ? sizeof(mp_net_key) : 0) + len;
+    return (n + 7) & ~(size_t)7;
+}
+
+/* Whether a message of `len` payload bytes can join peer's batch (starting one if need be). */
+static int batch_takes(const mp_net_peer *p, size_t len)
+{
+    if (!mp_net.coalesce || len > MP_NET_BATCH_ITEM_MAX)
+        return 0;
+    size_t used = p->batch ? p->batch_len : sizeof(mp_net_wire);
+    if (used + item_size(len, 1) > mp_net.buf_size)
+        return 0;
+    return p->batch || (mp_net.nsend_free > 0 && 2 * (mp_net.nbatches + 1) <= mp_net.nsend);
+}
+
+/* Appends one message to peer's batch (batch_takes said it fits). */
+static void batch_add(int peer, const mp_hdr *h, const mp_net_key *key,
+                      const mp_payload *payload)
+{
+    mp_net_peer *p = &mp_net.peers[peer];
+    if (p->batch == NULL) {
+        p->batch = send_buf();
+        p->batch_len = sizeof(mp_net_wire);
+        mp_net.nbatches++;
+    }
+    char *at = p->batch->data + p->batch_len;
+    mp_net_item it = { key ? MP_NET_F_KEY : 0, 0 };
+    memcpy(at, &it, sizeof it);
+    memcpy(at + sizeof it, h, sizeof *h);
+    size_t head = sizeof it + sizeof *h;
+    if (key) {
+        memcpy(at + head, key, sizeof *key);
+        head += sizeof *key;
+    }
+    mp_payload_copy(at + head, payload);
+    p->batch_len += item_size(h->len, key != NULL);
+    mp_stat.net_batched_msgs++;
+}
+
+/* Sends peer's batch if it has a credit; 0, or MP_AGAIN (the batch stays). */
+static int batch_flush(int peer)
+{
+    mp_net_peer *p = &mp_net.peers[peer];
+    if (p->credits == 0)
+        return MP_AGAIN;
+    mp_net_wire w = { MP_NET_MAGIC, MP_NET_BATCH, 0, take_owed(p), p->wire_src, p->send_seq };
+    memcpy(p->batch->data, &w, sizeof w);
+    int rc = post(peer, p->batch, NULL, p->batch_len);
+    if (rc != 0)
+        return rc;
+    p->credits--;
+    p->send_seq++;
+    p->owed -= w.credits;
+    p->batch = NULL;
+    mp_net.nbatches--;
+    mp_stat.net_batches++;
+    return 0;
+}
+
+/* Batches whose peers have credit again (called by poll while any batch exists). */
+static void batch_flush_all(void)
+{
+    for (int w = 0; w < mp_net.npeers && mp_net.nbatches; w++)
+        if (mp_net.peers[w].batch && mp_net.peers[w].credits > 0)
+            (void)batch_flush(w);
+}
+
 static int net_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload)
 {
     mp_net_peer *p = &mp_net.peers[world_peer];
-    if (p->credits == 0)
-        return MP_AGAIN;
     size_t len = payload ? payload->len : 0;
+    int batching = p->credits == 0 || p->batch != NULL;
+    if (batching && !batch_takes(p, len)) {
+        /* It cannot join: behind the batch (sent first, to keep the order) or no credit. */
+        if (p->batch == NULL || batch_flush(world_peer) != 0 || p->credits == 0)
+            return MP_AGAIN;
+        batching = 0;
+    }
     mp_hdr h = *hdr;
     h.len = (uint32_t)len;
     mp_net_key key;
@@ -68,6 +157,14 @@ static int net_send(int world_peer, const mp_hdr *hdr, const mp_payload *payload
     int with_key = 0;
     if (mp_net.rma && (with_key = mp_net_rma_outgoing(world_peer, &h, &key, &made)) < 0)
         return 0;                      /* an SREQ we do not serve: as if lost, which is safe */
+    if (batching) {
+        batch_add(world_peer, &h, with_key ? &key : NULL, payload);
+        if (mp_net.rma)
+            mp_net_rma_sent(world_peer, &h, made);
+        if (p->credits > 0)
+            (void)batch_flush(world_peer);  /* else when a credit arrives (poll) */
+        return 0;
+    }
     size_t head = sizeof(mp_net_wire) + sizeof(mp_hdr) + (with_key ? sizeof key : 0);
     size_t total = head + len;
     mp_net_wire w = { MP_NET_MAGIC, MP_NET_DATA, with_key ? MP_NET_F_KEY : 0, take_owed(p),
@@ -142,6 +239,14 @@ static int credit_threshold(void)
     return (mp_net.credits + 3) / 4;
 }
 
+/* Whether peer may still send us packets that need credits: a world peer until its BYE (it
+ * may flush a batch after our own BYE), a process of another job until our finalize (it takes
+ * no part in the goodbye, and after MPI_Comm_disconnect nothing of its is in flight). */
+static int needs_credits(const mp_net_peer *p)
+{
+    return p->foreign ? !mp_net.closing : !p->bye;
+}
+
 /* One more consumed buffer of peer's.  A quarter of the window owed goes back at once, in the
  * middle of a batch of completions if need be (CREDIT is injected: no buffer, no re-entry),
  * so the sender never idles while the receiver copies out a whole window of fragments
@@ -152,7 +257,7 @@ static void owe(int peer)
     p->owed++;
     if (p->owed < credit_threshold())
         return;
-    if (!mp_net.closing && p->reachable && mp_net_send_ctrl(peer, MP_NET_CREDIT) == 0)
+    if (needs_credits(p) && p->reachable && mp_net_send_ctrl(peer, MP_NET_CREDIT) == 0)
         return;
     if (!p->owed_listed) {
         p->owed_listed = 1;
@@ -161,14 +266,13 @@ static void owe(int peer)
 }
 
 /* Explicit credit returns for peers owed a quarter of a window or more that owe() could not
- * send at once (and not since repaid by piggy-backing).  After our BYE no more credits are
- * needed: the peer sends nothing more. */
+ * send at once (and not since repaid by piggy-backing), while they need them (above). */
 static void return_credits(void)
 {
     for (int i = 0; i < mp_net.nowed;) {
         int peer = mp_net.owed_list[i];
         mp_net_peer *p = &mp_net.peers[peer];
-        if (!mp_net.closing && p->owed >= credit_threshold() &&
+        if (needs_credits(p) && p->owed >= credit_threshold() &&
             (!p->reachable || mp_net_send_ctrl(peer, MP_NET_CREDIT) == MP_AGAIN)) {
             i++;
             continue;
@@ -189,6 +293,39 @@ static void send_bye_acks(void)
     }
 }
 
+/* Hands one message -- its mp_hdr at `at`, then its key (with_key), then its payload; at most
+ * `avail` bytes -- to the protocol; returns the bytes it took. */
+static size_t deliver_msg(int src, const char *at, size_t avail, int with_key)
+{
+    const mp_hdr *h = (const mp_hdr *)at;
+    const mp_net_key *key = with_key ? (const mp_net_key *)(h + 1) : NULL;
+    size_t head = sizeof *h + (key ? sizeof *key : 0);
+    if (MP_UNLIKELY(avail < head || avail - head < h->len))
+        mp_fatal("network transport: packet from %s has %zu bytes left for a message, its "
+                 "header says %zu", mp_net_peer_name(src), avail,
+                 avail < sizeof *h ? sizeof *h : head + (size_t)h->len);
+    if (mp_net.rma)
+        mp_net_rma_incoming(src, h, key);
+    mp_transport_deliver(src, h, at + head);
+    return head + h->len;
+}
+
+/* The messages of a BATCH packet, in the order they were packed. */
+static void deliver_batch(int src, const char *data, size_t len)
+{
+    size_t off = sizeof(mp_net_wire);
+    while (off < len) {
+        mp_net_item it;
+        if (MP_UNLIKELY(len - off < sizeof it))
+            mp_fatal("network transport: batch from %s ends inside a message (%zu of %zu bytes)",
+                     mp_net_peer_name(src), off, len);
+        memcpy(&it, data + off, sizeof it);
+        off += sizeof it;
+        size_t took = deliver_msg(src, data + off, len - off, it.flags & MP_NET_F_KEY);
+        off += ((sizeof it + took + 7) & ~(size_t)7) - sizeof it;
+    }
+}
+
 /* Hands one in-order packet to the protocol, then gives its buffer back to the provider. */
 static void deliver(int src, mp_net_buf *b, size_t len)
 {
@@ -197,15 +334,13 @@ static void deliver(int src, mp_net_buf *b, size_t len)
     int type = w->type;
     p->recv_seq++;
     if (type == MP_NET_DATA) {
-        const mp_hdr *h = (const mp_hdr *)(w + 1);
-        const mp_net_key *key = (w->flags & MP_NET_F_KEY) ? (const mp_net_key *)(h + 1) : NULL;
-        size_t head = sizeof *w + sizeof *h + (key ? sizeof *key : 0);
-        if (MP_UNLIKELY(len != head + h->len))
+        size_t took = deliver_msg(src, b->data + sizeof *w, len - sizeof *w,
+                                  w->flags & MP_NET_F_KEY);
+        if (MP_UNLIKELY(took != len - sizeof *w))
             mp_fatal("network transport: packet from %s has %zu bytes, header says %zu",
-                     mp_net_peer_name(src), len, head + (size_t)h->len);
-        if (mp_net.rma)
-            mp_net_rma_incoming(src, h, key);
-        mp_transport_deliver(src, h, (const char *)b->data + head);
+                     mp_net_peer_name(src), len, sizeof *w + took);
+    } else if (type == MP_NET_BATCH) {
+        deliver_batch(src, b->data, len);
     } else {                                   /* BYE: the last numbered packet of a peer */
         p->bye = 1;
         mp_net.byes++;
@@ -213,7 +348,7 @@ static void deliver(int src, mp_net_buf *b, size_t len)
         mp_net.acks_pending++;
     }
     mp_net_post_recv(b);
-    if (type == MP_NET_DATA)
+    if (type != MP_NET_BYE)
         owe(src);
 }
 
@@ -260,6 +395,7 @@ static void on_receive(mp_net_buf *b, size_t len)
     p->may_beat = 1;
     switch (w->type) {
     case MP_NET_DATA:
+    case MP_NET_BATCH:
     case MP_NET_BYE:
         on_numbered(src, b, len);
         return;
@@ -364,6 +500,8 @@ int mp_net_poll(int skip_world)
             break;
     }
     mp_net_rma_async_run();
+    if (mp_net.nbatches)
+        batch_flush_all();
     if (mp_net.nowed)
         return_credits();
     if (mp_net.acks_pending)
