@@ -13,6 +13,7 @@
  *                        largest Rss of one rank, and the size of the shared mappings.
  * The same source builds against any MPI (bench/src/shmfoot.sh runs all three libraries).
  */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime under -std=c11 */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
