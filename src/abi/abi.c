@@ -73,22 +73,35 @@ int mp_abi_unsupported(const char *func)
 /* ---- error codes ------------------------------------------------------------------------ */
 #define M_USER_CLASS_BASE 0x40000000     /* src/core/error.c */
 #define M_USER_CODE_BASE  0x40100000
-#define A_USER_CLASS_BASE 0x2000
-#define A_USER_CODE_BASE  0x3000
+#define M_USER_MAX        0x1000         /* src/core/error.c's MP_USER_MAX */
+/* User classes and codes lie above the standard ABI's MPI_ERR_LASTCODE, clear of every
+ * predefined class and of the ring's codes (mpi4py checks that an added class is at least
+ * MPI_ERR_LASTCODE). */
+#define A_USER_CLASS_BASE (MPI_ERR_LASTCODE + 1)
+#define A_USER_CODE_BASE  (A_USER_CLASS_BASE + M_USER_MAX)
 #define A_RING 64                        /* slots 1..63: codes up to 62 | 63 << 7 = 0x1ffe */
+/* The standard's classes that MemPI does not have (MPI_ERR_ABI) take a MemPI class number
+ * that MemPI never raises and whose mask (MPI_Error_class is code & 0x7f) is itself. */
+#define M_ERR_ABI 0x7f
+
+_Static_assert(A_USER_CLASS_BASE > MPI_ERR_LASTCODE && (A_RING - 1) << 7 < 0x2000,
+               "user classes and ring codes do not overlap the standard's classes");
 
 static _Atomic int ring[A_RING];
 static atomic_uint ring_next;
 
+static int class_in(int c) { return c == MPI_ERR_ABI ? M_ERR_ABI : mp_abi_errclass_in(c); }
+static int class_out(int c) { return c == M_ERR_ABI ? MPI_ERR_ABI : mp_abi_errclass_out(c); }
+
 int mp_abi_err_out_slow(int code)
 {
-    if (code >= M_USER_CODE_BASE && code < M_USER_CODE_BASE + 0x1000)
+    if (code >= M_USER_CODE_BASE && code < M_USER_CODE_BASE + M_USER_MAX)
         return A_USER_CODE_BASE + (code - M_USER_CODE_BASE);
-    if (code >= M_USER_CLASS_BASE && code < M_USER_CLASS_BASE + 0x1000)
+    if (code >= M_USER_CLASS_BASE && code < M_USER_CLASS_BASE + M_USER_MAX)
         return A_USER_CLASS_BASE + (code - M_USER_CLASS_BASE);
     if (code < 0 || code >= M_USER_CLASS_BASE)
         return code;
-    int cls = mp_abi_errclass_out(code & 0x7f);
+    int cls = class_out(code & 0x7f);
     if (code < 0x80 || cls > 0x7f)       /* a bare class, or an MPI_T class (1001...) */
         return cls;
     /* the same MemPI code always converts to the same code while it is in the ring: the
@@ -103,16 +116,30 @@ int mp_abi_err_out_slow(int code)
 
 int mp_abi_err_in_slow(int code)
 {
-    if (code >= A_USER_CODE_BASE && code < A_USER_CODE_BASE + 0x1000)
+    if (code >= A_USER_CODE_BASE && code < A_USER_CODE_BASE + M_USER_MAX)
         return M_USER_CODE_BASE + (code - A_USER_CODE_BASE);
-    if (code >= A_USER_CLASS_BASE && code < A_USER_CLASS_BASE + 0x1000)
+    if (code >= A_USER_CLASS_BASE && code < A_USER_CLASS_BASE + M_USER_MAX)
         return M_USER_CLASS_BASE + (code - A_USER_CLASS_BASE);
-    if (code < 0x80 || (code >= 1001 && code <= 1018) || code >= A_USER_CLASS_BASE)
-        return code < 0 ? code : mp_abi_errclass_in(code);
-    int cls = mp_abi_errclass_in(code & 0x7f);
+    if (code < 0x80 || (code >= 1001 && code <= 1018) || code >= 0x2000)
+        return code < 0 ? code : class_in(code);
+    int cls = class_in(code & 0x7f);
     int m = atomic_load(&ring[(code >> 7) & (A_RING - 1)]);
     return (m & 0x7f) == cls ? m : cls;  /* a slot reused since: the class still holds */
 }
+
+/* MemPI has no text for the classes only the standard has. */
+extern int mp_mpich_PMPI_Error_string(int, char *, int *);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    int m = mp_abi_err_in(errorcode);
+    if (m == M_ERR_ABI && string != NULL && resultlen != NULL) {
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "MPI_ERR_ABI: error in the "
+                              "MPI ABI's own functions");
+        return MPI_SUCCESS;
+    }
+    return mp_abi_err_out(mp_mpich_PMPI_Error_string(m, string, resultlen));
+}
+#pragma weak MPI_Error_string = PMPI_Error_string
 
 /* ---- helpers of the generated code ------------------------------------------------------ */
 int mp_abi_peers(int comm, int neighbor, int send)
@@ -203,10 +230,13 @@ int PMPI_Abi_get_info(MPI_Info *info)
 }
 #pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
 
-/* Fortran through the standard ABI: MemPI's Fortran bindings are built for libmpi.so.12, so
- * these report the sizes a Fortran layer over libmpi_abi would have to match (gfortran's
- * defaults) and accept what such a layer sets. */
+/* Fortran through the standard ABI: the sizes of gfortran's default kinds (what MemPI's
+ * Fortran bindings are built with, and what a Fortran layer over libmpi_abi must match), and
+ * for each optional Fortran datatype whether MemPI has it: a predefined datatype that is not
+ * the null handle and has a nonzero size.  MPI_Abi_set_fortran_info replaces the whole
+ * object. */
 static int fortran_info = -1;            /* MemPI info handle set by MPI_Abi_set_fortran_info */
+extern int mp_mpich_PMPI_Type_size(int, int *);
 
 /* mempi-abi-proto: int MPI_Abi_get_fortran_info(MPI_Info *info); */
 int PMPI_Abi_get_fortran_info(MPI_Info *info)
@@ -215,12 +245,40 @@ int PMPI_Abi_get_fortran_info(MPI_Info *info)
         { "mpi_logical_size", "4" }, { "mpi_integer_size", "4" }, { "mpi_real_size", "4" },
         { "mpi_double_precision_size", "8" },
     };
-    if (fortran_info != -1 && info != NULL) {
-        int h, rc = mp_mpich_PMPI_Info_dup(fortran_info, &h);
-        if (rc == 0) *info = (MPI_Info)mp_abi_out_info(h);
-        return mp_abi_err_out(rc);
+    static const struct { const char *key; MPI_Datatype type; } opt[] = {
+        { "mpi_logical1_supported", MPI_LOGICAL1 }, { "mpi_logical2_supported", MPI_LOGICAL2 },
+        { "mpi_logical4_supported", MPI_LOGICAL4 }, { "mpi_logical8_supported", MPI_LOGICAL8 },
+        { "mpi_logical16_supported", MPI_LOGICAL16 },
+        { "mpi_integer1_supported", MPI_INTEGER1 }, { "mpi_integer2_supported", MPI_INTEGER2 },
+        { "mpi_integer4_supported", MPI_INTEGER4 }, { "mpi_integer8_supported", MPI_INTEGER8 },
+        { "mpi_integer16_supported", MPI_INTEGER16 },
+        { "mpi_real2_supported", MPI_REAL2 }, { "mpi_real4_supported", MPI_REAL4 },
+        { "mpi_real8_supported", MPI_REAL8 }, { "mpi_real16_supported", MPI_REAL16 },
+        { "mpi_complex4_supported", MPI_COMPLEX4 }, { "mpi_complex8_supported", MPI_COMPLEX8 },
+        { "mpi_complex16_supported", MPI_COMPLEX16 },
+        { "mpi_complex32_supported", MPI_COMPLEX32 },
+        { "mpi_double_complex_supported", MPI_DOUBLE_COMPLEX },
+    };
+    if (info == NULL)
+        return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, "MPI_Abi_get_fortran_info",
+                                       "info must not be NULL"));
+    int h, rc;
+    if (fortran_info != -1) {
+        rc = mp_mpich_PMPI_Info_dup(fortran_info, &h);
+    } else {
+        rc = mp_mpich_PMPI_Info_create(&h);
+        for (size_t i = 0; rc == 0 && i < sizeof kv / sizeof kv[0]; i++)
+            rc = mp_mpich_PMPI_Info_set(h, kv[i][0], kv[i][1]);
+        for (size_t i = 0; rc == 0 && i < sizeof opt / sizeof opt[0]; i++) {
+            int t = mp_abi_in(opt[i].type), size = 0;   /* 0: not in MemPI's table */
+            if (t != 0 && t != mp_abi_in(MPI_DATATYPE_NULL) && mp_mpich_PMPI_Type_size(t, &size) != 0)
+                size = 0;
+            rc = mp_mpich_PMPI_Info_set(h, opt[i].key, size > 0 ? "true" : "false");
+        }
     }
-    return info_from("MPI_Abi_get_fortran_info", info, kv, (int)(sizeof kv / sizeof kv[0]));
+    if (rc == 0)
+        *info = (MPI_Info)mp_abi_out_info(h);
+    return mp_abi_err_out(rc);
 }
 #pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
 
