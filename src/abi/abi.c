@@ -324,13 +324,15 @@ int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *lo
 }
 #pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
 
-/* MPI_<Handle>_toint/_fromint are the Fortran handle conversions (c2f/f2c): MemPI's int. */
+/* MPI_<Handle>_toint/_fromint (MPI 5.0's ABI chapter): a predefined handle's integer is its value in
+ * the standard's table, a user handle's one that stays the same and lies outside that range.
+ * A handle of this layer is already such an integer as a pointer value (a predefined value
+ * below MP_ABI_PREDEF_END, or MemPI's 32-bit user handle), so both directions are casts.  The
+ * integers of MemPI's Fortran bindings are MemPI's handles, which MPI_<Handle>_c2f/_f2c give. */
 #define MP_ABI_PRAGMA(x) _Pragma(#x)
 #define TOINT(Name, Type)                                                                  \
-    extern int mp_mpich_PMPI_##Name##_c2f(int);                                            \
-    extern int mp_mpich_PMPI_##Name##_f2c(int);                                            \
-    int PMPI_##Name##_toint(Type h) { return mp_mpich_PMPI_##Name##_c2f(mp_abi_in(h)); }   \
-    Type PMPI_##Name##_fromint(int i) { return (Type)mp_abi_out_x(mp_mpich_PMPI_##Name##_f2c(i)); } \
+    int PMPI_##Name##_toint(Type h) { return (int)(uint32_t)(uintptr_t)h; }               \
+    Type PMPI_##Name##_fromint(int i) { return (Type)(uintptr_t)(uint32_t)i; }             \
     MP_ABI_PRAGMA(weak MPI_##Name##_toint = PMPI_##Name##_toint)                           \
     MP_ABI_PRAGMA(weak MPI_##Name##_fromint = PMPI_##Name##_fromint)
 /* a MemPI handle's own type bits say which kind of predefined handle it is */
@@ -352,7 +354,8 @@ static void *mp_abi_out_x(int h)
 /* mempi-defines: PMPI_Comm_toint PMPI_Comm_fromint PMPI_Errhandler_toint PMPI_Errhandler_fromint
  * PMPI_Group_toint PMPI_Group_fromint PMPI_Info_toint PMPI_Info_fromint PMPI_Op_toint
  * PMPI_Op_fromint PMPI_Request_toint PMPI_Request_fromint PMPI_Session_toint
- * PMPI_Session_fromint PMPI_Type_toint PMPI_Type_fromint PMPI_Win_toint PMPI_Win_fromint */
+ * PMPI_Session_fromint PMPI_Type_toint PMPI_Type_fromint PMPI_Win_toint PMPI_Win_fromint
+ * PMPI_Message_toint PMPI_Message_fromint */
 TOINT(Comm, MPI_Comm)
 TOINT(Errhandler, MPI_Errhandler)
 TOINT(Group, MPI_Group)
@@ -363,17 +366,21 @@ TOINT(Session, MPI_Session)
 TOINT(Type, MPI_Datatype)
 TOINT(Win, MPI_Win)
 
-/* Messages and files: a message is a request-typed MemPI handle, a file a pointer. */
-extern int mp_mpich_PMPI_Message_c2f(int);
-extern int mp_mpich_PMPI_Message_f2c(int);
+/* A message is a handle like the others.  A file is a pointer: its integer is MemPI's file
+ * index (MPI_File_c2f, from 1) moved above the predefined range, MPI_FILE_NULL's its own. */
+TOINT(Message, MPI_Message)
 extern int mp_mpich_PMPI_File_c2f(void *);
 extern void *mp_mpich_PMPI_File_f2c(int);
-int PMPI_Message_toint(MPI_Message m) { return mp_mpich_PMPI_Message_c2f(mp_abi_in(m)); }
-MPI_Message PMPI_Message_fromint(int i) { return (MPI_Message)mp_abi_out_message(mp_mpich_PMPI_Message_f2c(i)); }
-int PMPI_File_toint(MPI_File f) { return mp_mpich_PMPI_File_c2f(mp_abi_file_in(f)); }
-MPI_File PMPI_File_fromint(int i) { return mp_abi_file_out(mp_mpich_PMPI_File_f2c(i)); }
-#pragma weak MPI_Message_toint = PMPI_Message_toint
-#pragma weak MPI_Message_fromint = PMPI_Message_fromint
+int PMPI_File_toint(MPI_File f)
+{
+    return f == MPI_FILE_NULL ? (int)(uintptr_t)MPI_FILE_NULL
+                              : MP_ABI_PREDEF_END + mp_mpich_PMPI_File_c2f(mp_abi_file_in(f));
+}
+MPI_File PMPI_File_fromint(int i)
+{
+    return i < MP_ABI_PREDEF_END ? MPI_FILE_NULL
+                                 : mp_abi_file_out(mp_mpich_PMPI_File_f2c(i - MP_ABI_PREDEF_END));
+}
 #pragma weak MPI_File_toint = PMPI_File_toint
 #pragma weak MPI_File_fromint = PMPI_File_fromint
 
