@@ -366,6 +366,13 @@ TOINT(Session, MPI_Session)
 TOINT(Type, MPI_Datatype)
 TOINT(Win, MPI_Win)
 
+/* MemPI's mpi_f08 module over libmpi_abi (docs/decisions.md): its C side compares status
+ * arguments with the sentinels MPIR_F08_MPI_STATUS(ES)_IGNORE_OBJ, and the module reads
+ * MPI_F08_STATUS(ES)_IGNORE, MemPI's pointers to them (renamed in mempi.o): exported here. */
+extern char MPIR_F08_MPI_STATUS_IGNORE_OBJ[], MPIR_F08_MPI_STATUSES_IGNORE_OBJ[];
+void *MPI_F08_STATUS_IGNORE = MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+void *MPI_F08_STATUSES_IGNORE = MPIR_F08_MPI_STATUSES_IGNORE_OBJ;
+
 /* A message is a handle like the others.  A file is a pointer: its integer is MemPI's file
  * index (MPI_File_c2f, from 1) moved above the predefined range, MPI_FILE_NULL's its own. */
 TOINT(Message, MPI_Message)
