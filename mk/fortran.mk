@@ -80,7 +80,14 @@ $(BUILD)/include/mpi_f08.mod $(BUILD)/lib/libmpi_f08.so &: $(FORTRAN_F08_F90) $(
 	$(FC) -cpp -O1 -fPIC -Wno-c-binding-type -c -J$(BUILD)/include $< -o $(BUILD)/obj/fortran/mpi_f08.o
 	$(FC) -shared -Wl,-soname,libmpi_f08.so $(LDFLAGS_SAN) -o $(BUILD)/lib/libmpi_f08.so \
 	    $(BUILD)/obj/fortran/mpi_f08.o -L$(BUILD)/lib -lmpi -Wl,-rpath,'$$ORIGIN'
-FORTRAN_MODULE := $(BUILD)/include/mpi.mod $(BUILD)/include/mpi_f08.mod $(BUILD)/lib/libmpi_f08.so
+# The same procedures over the standard ABI's library (`mpifort -mpi-abi`): libmpi_abi.so.1
+# exports MemPI's Fortran binding unchanged (src/abi/libmpi_abi.map), so only the library they
+# are linked to differs, and a program never loads libmpi.so.12 beside libmpi_abi.so.1.
+$(BUILD)/lib/libmpi_abi_f08.so: $(BUILD)/lib/libmpi_f08.so $(ABI_LIB)
+	$(FC) -shared -Wl,-soname,libmpi_abi_f08.so $(LDFLAGS_SAN) -o $@ \
+	    $(BUILD)/obj/fortran/mpi_f08.o -L$(BUILD)/lib -lmpi_abi -Wl,-rpath,'$$ORIGIN'
+FORTRAN_MODULE := $(BUILD)/include/mpi.mod $(BUILD)/include/mpi_f08.mod $(BUILD)/lib/libmpi_f08.so \
+                  $(BUILD)/lib/libmpi_abi_f08.so
 else
 FORTRAN_MODULE :=
 $(info fortran.mk: no Fortran compiler '$(FC)' found; the `mpi` and `mpi_f08` modules are not built)

@@ -73,22 +73,35 @@ int mp_abi_unsupported(const char *func)
 /* ---- error codes ------------------------------------------------------------------------ */
 #define M_USER_CLASS_BASE 0x40000000     /* src/core/error.c */
 #define M_USER_CODE_BASE  0x40100000
-#define A_USER_CLASS_BASE 0x2000
-#define A_USER_CODE_BASE  0x3000
+#define M_USER_MAX        0x1000         /* src/core/error.c's MP_USER_MAX */
+/* User classes and codes lie above the standard ABI's MPI_ERR_LASTCODE, clear of every
+ * predefined class and of the ring's codes (mpi4py checks that an added class is at least
+ * MPI_ERR_LASTCODE). */
+#define A_USER_CLASS_BASE (MPI_ERR_LASTCODE + 1)
+#define A_USER_CODE_BASE  (A_USER_CLASS_BASE + M_USER_MAX)
 #define A_RING 64                        /* slots 1..63: codes up to 62 | 63 << 7 = 0x1ffe */
+/* The standard's classes that MemPI does not have (MPI_ERR_ABI) take a MemPI class number
+ * that MemPI never raises and whose mask (MPI_Error_class is code & 0x7f) is itself. */
+#define M_ERR_ABI 0x7f
+
+_Static_assert(A_USER_CLASS_BASE > MPI_ERR_LASTCODE && (A_RING - 1) << 7 < 0x2000,
+               "user classes and ring codes do not overlap the standard's classes");
 
 static _Atomic int ring[A_RING];
 static atomic_uint ring_next;
 
+static int class_in(int c) { return c == MPI_ERR_ABI ? M_ERR_ABI : mp_abi_errclass_in(c); }
+static int class_out(int c) { return c == M_ERR_ABI ? MPI_ERR_ABI : mp_abi_errclass_out(c); }
+
 int mp_abi_err_out_slow(int code)
 {
-    if (code >= M_USER_CODE_BASE && code < M_USER_CODE_BASE + 0x1000)
+    if (code >= M_USER_CODE_BASE && code < M_USER_CODE_BASE + M_USER_MAX)
         return A_USER_CODE_BASE + (code - M_USER_CODE_BASE);
-    if (code >= M_USER_CLASS_BASE && code < M_USER_CLASS_BASE + 0x1000)
+    if (code >= M_USER_CLASS_BASE && code < M_USER_CLASS_BASE + M_USER_MAX)
         return A_USER_CLASS_BASE + (code - M_USER_CLASS_BASE);
     if (code < 0 || code >= M_USER_CLASS_BASE)
         return code;
-    int cls = mp_abi_errclass_out(code & 0x7f);
+    int cls = class_out(code & 0x7f);
     if (code < 0x80 || cls > 0x7f)       /* a bare class, or an MPI_T class (1001...) */
         return cls;
     /* the same MemPI code always converts to the same code while it is in the ring: the
@@ -103,16 +116,30 @@ int mp_abi_err_out_slow(int code)
 
 int mp_abi_err_in_slow(int code)
 {
-    if (code >= A_USER_CODE_BASE && code < A_USER_CODE_BASE + 0x1000)
+    if (code >= A_USER_CODE_BASE && code < A_USER_CODE_BASE + M_USER_MAX)
         return M_USER_CODE_BASE + (code - A_USER_CODE_BASE);
-    if (code >= A_USER_CLASS_BASE && code < A_USER_CLASS_BASE + 0x1000)
+    if (code >= A_USER_CLASS_BASE && code < A_USER_CLASS_BASE + M_USER_MAX)
         return M_USER_CLASS_BASE + (code - A_USER_CLASS_BASE);
-    if (code < 0x80 || (code >= 1001 && code <= 1018) || code >= A_USER_CLASS_BASE)
-        return code < 0 ? code : mp_abi_errclass_in(code);
-    int cls = mp_abi_errclass_in(code & 0x7f);
+    if (code < 0x80 || (code >= 1001 && code <= 1018) || code >= 0x2000)
+        return code < 0 ? code : class_in(code);
+    int cls = class_in(code & 0x7f);
     int m = atomic_load(&ring[(code >> 7) & (A_RING - 1)]);
     return (m & 0x7f) == cls ? m : cls;  /* a slot reused since: the class still holds */
 }
+
+/* MemPI has no text for the classes only the standard has. */
+extern int mp_mpich_PMPI_Error_string(int, char *, int *);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    int m = mp_abi_err_in(errorcode);
+    if (m == M_ERR_ABI && string != NULL && resultlen != NULL) {
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "MPI_ERR_ABI: error in the "
+                              "MPI ABI's own functions");
+        return MPI_SUCCESS;
+    }
+    return mp_abi_err_out(mp_mpich_PMPI_Error_string(m, string, resultlen));
+}
+#pragma weak MPI_Error_string = PMPI_Error_string
 
 /* ---- helpers of the generated code ------------------------------------------------------ */
 int mp_abi_peers(int comm, int neighbor, int send)
@@ -203,10 +230,13 @@ int PMPI_Abi_get_info(MPI_Info *info)
 }
 #pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
 
-/* Fortran through the standard ABI: MemPI's Fortran bindings are built for libmpi.so.12, so
- * these report the sizes a Fortran layer over libmpi_abi would have to match (gfortran's
- * defaults) and accept what such a layer sets. */
+/* Fortran through the standard ABI: the sizes of gfortran's default kinds (what MemPI's
+ * Fortran bindings are built with, and what a Fortran layer over libmpi_abi must match), and
+ * for each optional Fortran datatype whether MemPI has it: a predefined datatype that is not
+ * the null handle and has a nonzero size.  MPI_Abi_set_fortran_info replaces the whole
+ * object. */
 static int fortran_info = -1;            /* MemPI info handle set by MPI_Abi_set_fortran_info */
+extern int mp_mpich_PMPI_Type_size(int, int *);
 
 /* mempi-abi-proto: int MPI_Abi_get_fortran_info(MPI_Info *info); */
 int PMPI_Abi_get_fortran_info(MPI_Info *info)
@@ -215,12 +245,40 @@ int PMPI_Abi_get_fortran_info(MPI_Info *info)
         { "mpi_logical_size", "4" }, { "mpi_integer_size", "4" }, { "mpi_real_size", "4" },
         { "mpi_double_precision_size", "8" },
     };
-    if (fortran_info != -1 && info != NULL) {
-        int h, rc = mp_mpich_PMPI_Info_dup(fortran_info, &h);
-        if (rc == 0) *info = (MPI_Info)mp_abi_out_info(h);
-        return mp_abi_err_out(rc);
+    static const struct { const char *key; MPI_Datatype type; } opt[] = {
+        { "mpi_logical1_supported", MPI_LOGICAL1 }, { "mpi_logical2_supported", MPI_LOGICAL2 },
+        { "mpi_logical4_supported", MPI_LOGICAL4 }, { "mpi_logical8_supported", MPI_LOGICAL8 },
+        { "mpi_logical16_supported", MPI_LOGICAL16 },
+        { "mpi_integer1_supported", MPI_INTEGER1 }, { "mpi_integer2_supported", MPI_INTEGER2 },
+        { "mpi_integer4_supported", MPI_INTEGER4 }, { "mpi_integer8_supported", MPI_INTEGER8 },
+        { "mpi_integer16_supported", MPI_INTEGER16 },
+        { "mpi_real2_supported", MPI_REAL2 }, { "mpi_real4_supported", MPI_REAL4 },
+        { "mpi_real8_supported", MPI_REAL8 }, { "mpi_real16_supported", MPI_REAL16 },
+        { "mpi_complex4_supported", MPI_COMPLEX4 }, { "mpi_complex8_supported", MPI_COMPLEX8 },
+        { "mpi_complex16_supported", MPI_COMPLEX16 },
+        { "mpi_complex32_supported", MPI_COMPLEX32 },
+        { "mpi_double_complex_supported", MPI_DOUBLE_COMPLEX },
+    };
+    if (info == NULL)
+        return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, "MPI_Abi_get_fortran_info",
+                                       "info must not be NULL"));
+    int h, rc;
+    if (fortran_info != -1) {
+        rc = mp_mpich_PMPI_Info_dup(fortran_info, &h);
+    } else {
+        rc = mp_mpich_PMPI_Info_create(&h);
+        for (size_t i = 0; rc == 0 && i < sizeof kv / sizeof kv[0]; i++)
+            rc = mp_mpich_PMPI_Info_set(h, kv[i][0], kv[i][1]);
+        for (size_t i = 0; rc == 0 && i < sizeof opt / sizeof opt[0]; i++) {
+            int t = mp_abi_in(opt[i].type), size = 0;   /* 0: not in MemPI's table */
+            if (t != 0 && t != mp_abi_in(MPI_DATATYPE_NULL) && mp_mpich_PMPI_Type_size(t, &size) != 0)
+                size = 0;
+            rc = mp_mpich_PMPI_Info_set(h, opt[i].key, size > 0 ? "true" : "false");
+        }
     }
-    return info_from("MPI_Abi_get_fortran_info", info, kv, (int)(sizeof kv / sizeof kv[0]));
+    if (rc == 0)
+        *info = (MPI_Info)mp_abi_out_info(h);
+    return mp_abi_err_out(rc);
 }
 #pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
 
@@ -266,13 +324,15 @@ int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *lo
 }
 #pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
 
-/* MPI_<Handle>_toint/_fromint are the Fortran handle conversions (c2f/f2c): MemPI's int. */
+/* MPI_<Handle>_toint/_fromint (MPI 5.0's ABI chapter): a predefined handle's integer is its value in
+ * the standard's table, a user handle's one that stays the same and lies outside that range.
+ * A handle of this layer is already such an integer as a pointer value (a predefined value
+ * below MP_ABI_PREDEF_END, or MemPI's 32-bit user handle), so both directions are casts.  The
+ * integers of MemPI's Fortran bindings are MemPI's handles, which MPI_<Handle>_c2f/_f2c give. */
 #define MP_ABI_PRAGMA(x) _Pragma(#x)
 #define TOINT(Name, Type)                                                                  \
-    extern int mp_mpich_PMPI_##Name##_c2f(int);                                            \
-    extern int mp_mpich_PMPI_##Name##_f2c(int);                                            \
-    int PMPI_##Name##_toint(Type h) { return mp_mpich_PMPI_##Name##_c2f(mp_abi_in(h)); }   \
-    Type PMPI_##Name##_fromint(int i) { return (Type)mp_abi_out_x(mp_mpich_PMPI_##Name##_f2c(i)); } \
+    int PMPI_##Name##_toint(Type h) { return (int)(uint32_t)(uintptr_t)h; }               \
+    Type PMPI_##Name##_fromint(int i) { return (Type)(uintptr_t)(uint32_t)i; }             \
     MP_ABI_PRAGMA(weak MPI_##Name##_toint = PMPI_##Name##_toint)                           \
     MP_ABI_PRAGMA(weak MPI_##Name##_fromint = PMPI_##Name##_fromint)
 /* a MemPI handle's own type bits say which kind of predefined handle it is */
@@ -294,7 +354,8 @@ static void *mp_abi_out_x(int h)
 /* mempi-defines: PMPI_Comm_toint PMPI_Comm_fromint PMPI_Errhandler_toint PMPI_Errhandler_fromint
  * PMPI_Group_toint PMPI_Group_fromint PMPI_Info_toint PMPI_Info_fromint PMPI_Op_toint
  * PMPI_Op_fromint PMPI_Request_toint PMPI_Request_fromint PMPI_Session_toint
- * PMPI_Session_fromint PMPI_Type_toint PMPI_Type_fromint PMPI_Win_toint PMPI_Win_fromint */
+ * PMPI_Session_fromint PMPI_Type_toint PMPI_Type_fromint PMPI_Win_toint PMPI_Win_fromint
+ * PMPI_Message_toint PMPI_Message_fromint */
 TOINT(Comm, MPI_Comm)
 TOINT(Errhandler, MPI_Errhandler)
 TOINT(Group, MPI_Group)
@@ -305,17 +366,28 @@ TOINT(Session, MPI_Session)
 TOINT(Type, MPI_Datatype)
 TOINT(Win, MPI_Win)
 
-/* Messages and files: a message is a request-typed MemPI handle, a file a pointer. */
-extern int mp_mpich_PMPI_Message_c2f(int);
-extern int mp_mpich_PMPI_Message_f2c(int);
+/* MemPI's mpi_f08 module over libmpi_abi (docs/decisions.md): its C side compares status
+ * arguments with the sentinels MPIR_F08_MPI_STATUS(ES)_IGNORE_OBJ, and the module reads
+ * MPI_F08_STATUS(ES)_IGNORE, MemPI's pointers to them (renamed in mempi.o): exported here. */
+extern char MPIR_F08_MPI_STATUS_IGNORE_OBJ[], MPIR_F08_MPI_STATUSES_IGNORE_OBJ[];
+void *MPI_F08_STATUS_IGNORE = MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+void *MPI_F08_STATUSES_IGNORE = MPIR_F08_MPI_STATUSES_IGNORE_OBJ;
+
+/* A message is a handle like the others.  A file is a pointer: its integer is MemPI's file
+ * index (MPI_File_c2f, from 1) moved above the predefined range, MPI_FILE_NULL's its own. */
+TOINT(Message, MPI_Message)
 extern int mp_mpich_PMPI_File_c2f(void *);
 extern void *mp_mpich_PMPI_File_f2c(int);
-int PMPI_Message_toint(MPI_Message m) { return mp_mpich_PMPI_Message_c2f(mp_abi_in(m)); }
-MPI_Message PMPI_Message_fromint(int i) { return (MPI_Message)mp_abi_out_message(mp_mpich_PMPI_Message_f2c(i)); }
-int PMPI_File_toint(MPI_File f) { return mp_mpich_PMPI_File_c2f(mp_abi_file_in(f)); }
-MPI_File PMPI_File_fromint(int i) { return mp_abi_file_out(mp_mpich_PMPI_File_f2c(i)); }
-#pragma weak MPI_Message_toint = PMPI_Message_toint
-#pragma weak MPI_Message_fromint = PMPI_Message_fromint
+int PMPI_File_toint(MPI_File f)
+{
+    return f == MPI_FILE_NULL ? (int)(uintptr_t)MPI_FILE_NULL
+                              : MP_ABI_PREDEF_END + mp_mpich_PMPI_File_c2f(mp_abi_file_in(f));
+}
+MPI_File PMPI_File_fromint(int i)
+{
+    return i < MP_ABI_PREDEF_END ? MPI_FILE_NULL
+                                 : mp_abi_file_out(mp_mpich_PMPI_File_f2c(i - MP_ABI_PREDEF_END));
+}
 #pragma weak MPI_File_toint = PMPI_File_toint
 #pragma weak MPI_File_fromint = PMPI_File_fromint
 

@@ -17,7 +17,8 @@
  *   errors   MemPI codes are class | slot << 7 with slots far above what fits below the
  *            standard's MPI_ERR_LASTCODE (0x3fff), so a code that carries a message is
  *            handed out as abi_class | k << 7 (k in 1..63) with MemPI's code remembered in a
- *            ring of 63 (mp_abi_err_out); user classes and codes live at 0x2000 and 0x3000.
+ *            ring of 63 (mp_abi_err_out); user classes and codes live above MPI_ERR_LASTCODE
+ *            (0x4000, 0x5000); MPI_ERR_ABI, which MemPI lacks, is MemPI class 0x7f.
  */
 #ifndef MEMPI_ABI_H
 #define MEMPI_ABI_H
