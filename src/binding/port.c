@@ -28,7 +28,11 @@
  * MPI_COMM_WORLD (mp_spawn_connect_parent), which MPI_Comm_get_parent then returns until it
  * is freed or disconnected.  The process manager interprets the info keys (host, wdir, path,
  * soft, env: tools/mpiexec/spawn.c).  If the manager refuses, every process of the group
- * gets MPI_ERR_SPAWN and every entry of array_of_errcodes says so.
+ * gets MPI_ERR_SPAWN and every entry of array_of_errcodes says so.  Children that die before
+ * they connect (a crash in MPI_Init, an exit without it) would leave the root in accept
+ * forever: under MemPI's mpiexec, which names the new job in its answer, the root polls the
+ * port and looks for that job on the failure board (core/failboard.h) every CHILD_CHECK_MS,
+ * and the group gets MPI_ERR_SPAWN with the launcher's account.
  *
  * Name service: a name is a file named after the service (hex-encoded) holding the port name,
  * created atomically (link(), which never replaces a name).  Its directory is
@@ -63,6 +67,7 @@
 #define TCP_PREFIX "mempi-port:tcp:"
 #define TOKEN_BYTES 16
 #define TOKEN_WAIT_MS 5000            /* a TCP connection shows the token within this */
+#define CHILD_CHECK_MS 100            /* a spawn's root looks for its children's death so often */
 
 typedef struct port {
     char name[MPI_MAX_PORT_NAME];
@@ -227,6 +232,8 @@ typedef struct root_link {
     int listen_fd;                    /* accept: the port's socket; -1 to connect */
     const unsigned char *token;       /* accept on a TCP port: what connections must show */
     const char *target;               /* connect: the port's name */
+    const char *child_job;            /* spawn: the children's job, watched while accepting */
+    int io_class;                     /* error class of a failed exchange; 0: by the kind */
 } root_link;
 
 static int socket_io(int fd, void *buf, size_t n, int writing)
@@ -265,6 +272,16 @@ static int shows_token(int fd, const unsigned char *token)
 static int accept_peer(root_link *l)
 {
     for (;;) {
+        if (l->child_job) {           /* children that die on the way never connect */
+            struct pollfd pf = { .fd = l->listen_fd, .events = POLLIN };
+            int r = poll(&pf, 1, CHILD_CHECK_MS);
+            if (r <= 0 && mp_procs_job_failed(l->child_job)) {
+                errno = ECHILD;
+                return -1;
+            }
+            if (r <= 0)
+                continue;
+        }
         int fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0 && errno == EINTR)
             continue;
@@ -353,8 +370,8 @@ static int link_io(void *arg, const void *out, size_t nout, void *in, size_t nin
 static int connect_over(const char *F, mp_comm *comm, int root, root_link *l, MPI_Comm *newcomm)
 {
     mp_comm *ic;
-    int err = mp_dyn_connect(comm, root, link_io, l, l->listen_fd == -2 ? MPI_ERR_OTHER :
-                             MPI_ERR_PORT, &ic);
+    int err = mp_dyn_connect(comm, root, link_io, l, l->io_class ? l->io_class
+                             : l->listen_fd == -2 ? MPI_ERR_OTHER : MPI_ERR_PORT, &ic);
     if (l->fd >= 0 && l->listen_fd != -2)
         close(l->fd);
     if (err)
@@ -582,7 +599,7 @@ int mp_do_comm_spawn_multiple(const char *F, int count, char *array_of_commands[
 {
     if (comm->is_inter)
         return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
-    char port[MPI_MAX_PORT_NAME] = "";
+    char port[MPI_MAX_PORT_NAME] = "", child_job[MP_JOB_ID_MAX] = "";
     int outcome[2] = { MPI_SUCCESS, 0 };      /* error code, processes asked for */
     long p = -1;
     if (comm->rank == root) {
@@ -595,15 +612,23 @@ int mp_do_comm_spawn_multiple(const char *F, int count, char *array_of_commands[
         if (!outcome[0])
             outcome[0] = spawn_request(F, count, array_of_commands, array_of_argv,
                                        array_of_maxprocs, array_of_info, port);
+        if (!outcome[0]) {
+            snprintf(child_job, sizeof child_job, "%s", mp_pmi_spawned_job());
+            mp_procs_job_failed(child_job);       /* maps the board now, under the lock */
+        }
     }
     int err = mp_bcast(outcome, 2, mp_datatype_get(MPI_INT), root, comm);
     if (!err && !outcome[0]) {
-        root_link l = { -1, -1, NULL, NULL };
+        root_link l = { -1, -1, NULL, NULL, child_job[0] ? child_job : NULL, MPI_ERR_SPAWN };
         if (p >= 0) {
             l.listen_fd = ports.open[p].fd;
             l.token = ports.open[p].tcp ? ports.open[p].token : NULL;
         }
         err = connect_over(F, comm, root, &l, intercomm);
+        const char *why = err && child_job[0] ? mp_procs_job_failed(child_job) : NULL;
+        if (why)
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: the spawned processes ended before they "
+                                "all connected: %s", F, why);
     } else if (!err) {
         err = comm->rank == root ? outcome[0]
                                  : mp_error_code(MPI_ERR_SPAWN, "%s: the root could not start "

@@ -32,6 +32,7 @@
  * PMI-1 answers appnum=-1, accepted as 0), so PMI-1 stays the default.
  */
 #include "core/core.h"
+#include "core/failboard.h"
 #include "core/pmi.h"
 #include "core/pmi_wire.h"
 
@@ -71,6 +72,7 @@ static struct {
     int nlocal, local_cap;
     char error[512];
     int v2;                         /* PMI-2 wire protocol (see handshake2) */
+    char spawned_job[MP_FAILBOARD_JOB];   /* the last spawn's job, where the launcher says */
 } pmi = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -853,12 +855,19 @@ int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
         rc = write_all(buf, len);
     if (rc == 0)
         rc = receive("spawn_result", &msg, MP_PMI_EFAIL);
+    const char *job = rc == 0 ? mp_pmi_msg_get(&msg, MP_FAILBOARD_JOBKEY) : NULL;
+    snprintf(pmi.spawned_job, sizeof pmi.spawned_job, "%s", job ? job : "");
     free(buf);
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }
 
 /* ---- ending ------------------------------------------------------------- */
+
+const char *mp_pmi_spawned_job(void)
+{
+    return pmi.spawned_job;
+}
 
 void mp_pmi_abort(int code, int fatal, const char *msg)
 {

@@ -54,5 +54,8 @@ typedef struct mp_pmi_spawn_cmd {
 } mp_pmi_spawn_cmd;
 int  mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
                   const char *const *preput_key, const char *const *preput_val);
+/* The id of the job the last successful mp_pmi_spawn started, where the launcher names it
+ * (MemPI's mpiexec, core/failboard.h); "" otherwise (Hydra). */
+const char *mp_pmi_spawned_job(void);
 
 #endif /* MEMPI_PMI_H */
