@@ -545,11 +545,74 @@ int mp_do_unpublish_name(const char *F, const char *service_name, MPI_Info info,
 /* ---- spawning ---------------------------------------------------------------------------- */
 
 #define PARENT_KEY "PARENT_ROOT_PORT_NAME"
+#define SPAWN_ENV_KEY "MEMPI_SPAWN_ENV_"      /* + the command's index (MPI_APPNUM) */
+
+/* A spawned process's MPI_Init: the info key env of its command, NAME=VALUE assignments
+ * separated by spaces or newlines (as MemPI's mpiexec reads it), set with setenv.  MemPI's
+ * mpiexec already set them before the program started; other launchers (Hydra) ignore the
+ * key, so there they hold from MPI_Init on: code before MPI_Init and MemPI's own MEMPI_*
+ * settings (read earlier) do not see them. */
+static void apply_spawn_env(void)
+{
+    char key[32], hex[2048];
+    snprintf(key, sizeof key, "%s%d", SPAWN_ENV_KEY, mp_world.appnum);
+    if (mp_pmi_get(key, hex, sizeof hex) != 0 || hex[0] == '-')
+        return;
+    size_t n = strlen(hex) / 2;
+    char *env = mp_malloc(n + 1);
+    for (size_t k = 0; k < n; k++) {
+        unsigned v = 0;
+        sscanf(hex + 2 * k, "%2x", &v);
+        env[k] = (char)v;
+    }
+    env[n] = '\0';
+    char *save = NULL;
+    for (char *tok = strtok_r(env, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+        char *eq = strchr(tok, '=');
+        if (eq && eq != tok) {
+            *eq = '\0';
+            setenv(tok, eq + 1, 1);
+        }
+    }
+    free(env);
+}
 
 /* The children's side of the spawn (MPI_COMM_NULL if none).  Kept as a handle, not a
  * pointer: once the communicator is freed or disconnected the handle no longer leads to a
  * communicator marked is_spawn_parent, even if a new communicator reuses the number. */
 static MPI_Comm parent_handle = MPI_COMM_NULL;
+
+/* 1 if `dir`/`cmd` (just cmd when dir is NULL) is an executable file. */
+static int executable(const char *dir, size_t dirlen, const char *cmd)
+{
+    char full[4096];
+    struct stat st;
+    if (dir)
+        snprintf(full, sizeof full, "%.*s/%s", (int)dirlen, dir, cmd);
+    else
+        snprintf(full, sizeof full, "%s", cmd);
+    return stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+}
+
+/* Whether the command can start, as the launcher will look for it: a name with a '/' as is
+ * (relative to the info key wdir if given), else in the info key path's directories and
+ * then $PATH.  Hydra accepts a spawn of a program it cannot start and its children never
+ * come, so the root checks first, on its own host (a program that exists only on the
+ * children's hosts is refused). */
+static int command_found(const char *cmd, const char *wdir, const char *path)
+{
+    if (strchr(cmd, '/'))
+        return executable(cmd[0] != '/' && wdir ? wdir : NULL, wdir ? strlen(wdir) : 0, cmd);
+    const char *lists[2] = { path, getenv("PATH") };
+    for (int i = 0; i < 2; i++)
+        for (const char *p = lists[i]; p && *p;) {
+            size_t len = strcspn(p, ":");
+            if (len && executable(p, len, cmd))
+                return 1;
+            p += len + (p[len] == ':');
+        }
+    return 0;
+}
 
 /* The root's request to the process manager; returns an MPI error code (no handler). */
 static int spawn_request(const char *F, int count, char **commands, char ***argvs,
@@ -567,6 +630,10 @@ static int spawn_request(const char *F, int count, char **commands, char ***argv
         else if (maxprocs[i] < 1)
             err = mp_error_code(MPI_ERR_SPAWN, "%s: maxprocs %d of command %d (must be >= 1)",
                                 F, maxprocs[i], i);
+        else if (!command_found(commands[i], infos ? mp_info_value(infos[i], "wdir") : NULL,
+                                infos ? mp_info_value(infos[i], "path") : NULL))
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: command %d ('%s') does not exist or is not "
+                                "executable (looked for on the root's host)", F, i, commands[i]);
         if (info && !err) {
             int n = mp_info_count(info);
             const char **k = mp_calloc((size_t)(n ? n : 1), sizeof *k);
@@ -580,14 +647,34 @@ static int spawn_request(const char *F, int count, char **commands, char ***argv
             cmds[i].info_vals = v;
         }
     }
-    const char *pk = PARENT_KEY;
-    if (!err && mp_pmi_spawn(count, cmds, 1, &pk, &port) != 0)
+    /* the port, and per command its info key env (hex: any byte survives every launcher's
+     * key-value space), which the children apply in MPI_Init where the launcher did not */
+    const char **pk = mp_calloc((size_t)count + 1, sizeof *pk);
+    const char **pv = mp_calloc((size_t)count + 1, sizeof *pv);
+    pk[0] = PARENT_KEY;
+    pv[0] = port;
+    for (int i = 0; i < count; i++) {
+        const char *env = infos ? mp_info_value(infos[i], "env") : NULL;
+        size_t n = env ? strlen(env) : 0;
+        char *key = mp_malloc(32), *val = mp_malloc(2 * n + 2);
+        snprintf(key, 32, "%s%d", SPAWN_ENV_KEY, i);
+        strcpy(val, "-");
+        for (size_t k = 0; k < n; k++)
+            snprintf(val + 2 * k, 3, "%02x", (unsigned char)env[k]);
+        pk[i + 1] = key;
+        pv[i + 1] = val;
+    }
+    if (!err && mp_pmi_spawn(count, cmds, count + 1, pk, pv) != 0)
         err = mp_error_code(MPI_ERR_SPAWN, "%s: the process manager did not start the "
                             "processes: %s", F, mp_pmi_error());
     for (int i = 0; i < count; i++) {
         free((void *)cmds[i].info_keys);
         free((void *)cmds[i].info_vals);
+        free((void *)pk[i + 1]);
+        free((void *)pv[i + 1]);
     }
+    free(pk);
+    free(pv);
     free(cmds);
     return err;
 }
@@ -658,6 +745,7 @@ int mp_spawn_connect_parent(void)
     const char *spawned = getenv("PMI_SPAWNED");
     if (spawned == NULL || strcmp(spawned, "1") != 0)
         return MPI_SUCCESS;
+    apply_spawn_env();
     char port[MPI_MAX_PORT_NAME] = "";
     root_link l = { -1, -1, NULL, NULL };
     if (mp_world.rank == 0 && mp_pmi_get(PARENT_KEY, port, sizeof port) == 0)

@@ -92,6 +92,9 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes));
     CHECK(codes[0] == MPI_SUCCESS && codes[1] == MPI_SUCCESS, "errcodes %d %d", codes[0], codes[1]);
     CHECK_MPI(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    /* every parent's handler is set before the child dies (a parent that learns of the
+     * death while its handler is still the inherited fatal one ends the job) */
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     MPI_Request req;
     MPI_Status st;
