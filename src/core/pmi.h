@@ -43,8 +43,9 @@ const char *mp_pmi_error(void);
 
 /* Asks the launcher to start one new job of `count` programs (MPI_Comm_spawn_multiple), with
  * the pairs preput_key[i]=preput_val[i] in the new job's key-value space.  PMI-1's multi-line
- * `mcmd=spawn` request, as MPICH's PMI-1 client sends it (MemPI's mpiexec, Hydra); PMI-2 and
- * singletons: MP_PMI_EINVAL.  No value may hold a newline. */
+ * `mcmd=spawn` request, as MPICH's PMI-1 client sends it (MemPI's mpiexec, Hydra, Slurm's
+ * pmi2 plugin), or PMI-2's `spawn` (Slurm); singletons: MP_PMI_EINVAL.  No value may hold a
+ * newline. */
 typedef struct mp_pmi_spawn_cmd {
     const char *command;
     char **argv;                      /* NULL-terminated, without the command; or NULL */
