@@ -114,7 +114,7 @@ $(BUILD)/include/%.h: include/%.h
 # Tools: each tools/<name>/ folder is one program; the launcher shares the
 # PMI wire-format code with the library.
 MPIEXEC_SRC := $(wildcard tools/mpiexec/*.c) src/core/pmi_wire.c
-$(BUILD)/bin/mpiexec: $(MPIEXEC_SRC) $(wildcard tools/mpiexec/*.h) src/core/pmi_wire.h
+$(BUILD)/bin/mpiexec: $(MPIEXEC_SRC) $(wildcard tools/mpiexec/*.h) src/core/pmi_wire.h src/core/failboard.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $(MPIEXEC_SRC) $(LDFLAGS_SAN) $(LIBS)
 

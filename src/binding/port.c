@@ -28,7 +28,11 @@
  * MPI_COMM_WORLD (mp_spawn_connect_parent), which MPI_Comm_get_parent then returns until it
  * is freed or disconnected.  The process manager interprets the info keys (host, wdir, path,
  * soft, env: tools/mpiexec/spawn.c).  If the manager refuses, every process of the group
- * gets MPI_ERR_SPAWN and every entry of array_of_errcodes says so.
+ * gets MPI_ERR_SPAWN and every entry of array_of_errcodes says so.  Children that die before
+ * they connect (a crash in MPI_Init, an exit without it) would leave the root in accept
+ * forever: under MemPI's mpiexec, which names the new job in its answer, the root polls the
+ * port and looks for that job on the failure board (core/failboard.h) every CHILD_CHECK_MS,
+ * and the group gets MPI_ERR_SPAWN with the launcher's account.
  *
  * Name service: a name is a file named after the service (hex-encoded) holding the port name,
  * created atomically (link(), which never replaces a name).  Its directory is
@@ -63,6 +67,7 @@
 #define TCP_PREFIX "mempi-port:tcp:"
 #define TOKEN_BYTES 16
 #define TOKEN_WAIT_MS 5000            /* a TCP connection shows the token within this */
+#define CHILD_CHECK_MS 100            /* a spawn's root looks for its children's death so often */
 
 typedef struct port {
     char name[MPI_MAX_PORT_NAME];
@@ -227,6 +232,8 @@ typedef struct root_link {
     int listen_fd;                    /* accept: the port's socket; -1 to connect */
     const unsigned char *token;       /* accept on a TCP port: what connections must show */
     const char *target;               /* connect: the port's name */
+    const char *child_job;            /* spawn: the children's job, watched while accepting */
+    int io_class;                     /* error class of a failed exchange; 0: by the kind */
 } root_link;
 
 static int socket_io(int fd, void *buf, size_t n, int writing)
@@ -265,6 +272,16 @@ static int shows_token(int fd, const unsigned char *token)
 static int accept_peer(root_link *l)
 {
     for (;;) {
+        if (l->child_job) {           /* children that die on the way never connect */
+            struct pollfd pf = { .fd = l->listen_fd, .events = POLLIN };
+            int r = poll(&pf, 1, CHILD_CHECK_MS);
+            if (r <= 0 && mp_procs_job_failed(l->child_job)) {
+                errno = ECHILD;
+                return -1;
+            }
+            if (r <= 0)
+                continue;
+        }
         int fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0 && errno == EINTR)
             continue;
@@ -353,8 +370,8 @@ static int link_io(void *arg, const void *out, size_t nout, void *in, size_t nin
 static int connect_over(const char *F, mp_comm *comm, int root, root_link *l, MPI_Comm *newcomm)
 {
     mp_comm *ic;
-    int err = mp_dyn_connect(comm, root, link_io, l, l->listen_fd == -2 ? MPI_ERR_OTHER :
-                             MPI_ERR_PORT, &ic);
+    int err = mp_dyn_connect(comm, root, link_io, l, l->io_class ? l->io_class
+                             : l->listen_fd == -2 ? MPI_ERR_OTHER : MPI_ERR_PORT, &ic);
     if (l->fd >= 0 && l->listen_fd != -2)
         close(l->fd);
     if (err)
@@ -528,11 +545,74 @@ int mp_do_unpublish_name(const char *F, const char *service_name, MPI_Info info,
 /* ---- spawning ---------------------------------------------------------------------------- */
 
 #define PARENT_KEY "PARENT_ROOT_PORT_NAME"
+#define SPAWN_ENV_KEY "MEMPI_SPAWN_ENV_"      /* + the command's index (MPI_APPNUM) */
+
+/* A spawned process's MPI_Init: the info key env of its command, NAME=VALUE assignments
+ * separated by spaces or newlines (as MemPI's mpiexec reads it), set with setenv.  MemPI's
+ * mpiexec already set them before the program started; other launchers (Hydra) ignore the
+ * key, so there they hold from MPI_Init on: code before MPI_Init and MemPI's own MEMPI_*
+ * settings (read earlier) do not see them. */
+static void apply_spawn_env(void)
+{
+    char key[32], hex[2048];
+    snprintf(key, sizeof key, "%s%d", SPAWN_ENV_KEY, mp_world.appnum);
+    if (mp_pmi_get(key, hex, sizeof hex) != 0 || hex[0] == '-')
+        return;
+    size_t n = strlen(hex) / 2;
+    char *env = mp_malloc(n + 1);
+    for (size_t k = 0; k < n; k++) {
+        unsigned v = 0;
+        sscanf(hex + 2 * k, "%2x", &v);
+        env[k] = (char)v;
+    }
+    env[n] = '\0';
+    char *save = NULL;
+    for (char *tok = strtok_r(env, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+        char *eq = strchr(tok, '=');
+        if (eq && eq != tok) {
+            *eq = '\0';
+            setenv(tok, eq + 1, 1);
+        }
+    }
+    free(env);
+}
 
 /* The children's side of the spawn (MPI_COMM_NULL if none).  Kept as a handle, not a
  * pointer: once the communicator is freed or disconnected the handle no longer leads to a
  * communicator marked is_spawn_parent, even if a new communicator reuses the number. */
 static MPI_Comm parent_handle = MPI_COMM_NULL;
+
+/* 1 if `dir`/`cmd` (just cmd when dir is NULL) is an executable file. */
+static int executable(const char *dir, size_t dirlen, const char *cmd)
+{
+    char full[4096];
+    struct stat st;
+    if (dir)
+        snprintf(full, sizeof full, "%.*s/%s", (int)dirlen, dir, cmd);
+    else
+        snprintf(full, sizeof full, "%s", cmd);
+    return stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+}
+
+/* Whether the command can start, as the launcher will look for it: a name with a '/' as is
+ * (relative to the info key wdir if given), else in the info key path's directories and
+ * then $PATH.  Hydra accepts a spawn of a program it cannot start and its children never
+ * come, so the root checks first, on its own host (a program that exists only on the
+ * children's hosts is refused). */
+static int command_found(const char *cmd, const char *wdir, const char *path)
+{
+    if (strchr(cmd, '/'))
+        return executable(cmd[0] != '/' && wdir ? wdir : NULL, wdir ? strlen(wdir) : 0, cmd);
+    const char *lists[2] = { path, getenv("PATH") };
+    for (int i = 0; i < 2; i++)
+        for (const char *p = lists[i]; p && *p;) {
+            size_t len = strcspn(p, ":");
+            if (len && executable(p, len, cmd))
+                return 1;
+            p += len + (p[len] == ':');
+        }
+    return 0;
+}
 
 /* The root's request to the process manager; returns an MPI error code (no handler). */
 static int spawn_request(const char *F, int count, char **commands, char ***argvs,
@@ -550,6 +630,10 @@ static int spawn_request(const char *F, int count, char **commands, char ***argv
         else if (maxprocs[i] < 1)
             err = mp_error_code(MPI_ERR_SPAWN, "%s: maxprocs %d of command %d (must be >= 1)",
                                 F, maxprocs[i], i);
+        else if (!command_found(commands[i], infos ? mp_info_value(infos[i], "wdir") : NULL,
+                                infos ? mp_info_value(infos[i], "path") : NULL))
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: command %d ('%s') does not exist or is not "
+                                "executable (looked for on the root's host)", F, i, commands[i]);
         if (info && !err) {
             int n = mp_info_count(info);
             const char **k = mp_calloc((size_t)(n ? n : 1), sizeof *k);
@@ -563,14 +647,34 @@ static int spawn_request(const char *F, int count, char **commands, char ***argv
             cmds[i].info_vals = v;
         }
     }
-    const char *pk = PARENT_KEY;
-    if (!err && mp_pmi_spawn(count, cmds, 1, &pk, &port) != 0)
+    /* the port, and per command its info key env (hex: any byte survives every launcher's
+     * key-value space), which the children apply in MPI_Init where the launcher did not */
+    const char **pk = mp_calloc((size_t)count + 1, sizeof *pk);
+    const char **pv = mp_calloc((size_t)count + 1, sizeof *pv);
+    pk[0] = PARENT_KEY;
+    pv[0] = port;
+    for (int i = 0; i < count; i++) {
+        const char *env = infos ? mp_info_value(infos[i], "env") : NULL;
+        size_t n = env ? strlen(env) : 0;
+        char *key = mp_malloc(32), *val = mp_malloc(2 * n + 2);
+        snprintf(key, 32, "%s%d", SPAWN_ENV_KEY, i);
+        strcpy(val, "-");
+        for (size_t k = 0; k < n; k++)
+            snprintf(val + 2 * k, 3, "%02x", (unsigned char)env[k]);
+        pk[i + 1] = key;
+        pv[i + 1] = val;
+    }
+    if (!err && mp_pmi_spawn(count, cmds, count + 1, pk, pv) != 0)
         err = mp_error_code(MPI_ERR_SPAWN, "%s: the process manager did not start the "
                             "processes: %s", F, mp_pmi_error());
     for (int i = 0; i < count; i++) {
         free((void *)cmds[i].info_keys);
         free((void *)cmds[i].info_vals);
+        free((void *)pk[i + 1]);
+        free((void *)pv[i + 1]);
     }
+    free(pk);
+    free(pv);
     free(cmds);
     return err;
 }
@@ -582,7 +686,7 @@ int mp_do_comm_spawn_multiple(const char *F, int count, char *array_of_commands[
 {
     if (comm->is_inter)
         return mp_err(F, MPI_ERR_COMM, "comm must be an intracommunicator");
-    char port[MPI_MAX_PORT_NAME] = "";
+    char port[MPI_MAX_PORT_NAME] = "", child_job[MP_JOB_ID_MAX] = "";
     int outcome[2] = { MPI_SUCCESS, 0 };      /* error code, processes asked for */
     long p = -1;
     if (comm->rank == root) {
@@ -595,15 +699,23 @@ int mp_do_comm_spawn_multiple(const char *F, int count, char *array_of_commands[
         if (!outcome[0])
             outcome[0] = spawn_request(F, count, array_of_commands, array_of_argv,
                                        array_of_maxprocs, array_of_info, port);
+        if (!outcome[0]) {
+            snprintf(child_job, sizeof child_job, "%s", mp_pmi_spawned_job());
+            mp_procs_job_failed(child_job);       /* maps the board now, under the lock */
+        }
     }
     int err = mp_bcast(outcome, 2, mp_datatype_get(MPI_INT), root, comm);
     if (!err && !outcome[0]) {
-        root_link l = { -1, -1, NULL, NULL };
+        root_link l = { -1, -1, NULL, NULL, child_job[0] ? child_job : NULL, MPI_ERR_SPAWN };
         if (p >= 0) {
             l.listen_fd = ports.open[p].fd;
             l.token = ports.open[p].tcp ? ports.open[p].token : NULL;
         }
         err = connect_over(F, comm, root, &l, intercomm);
+        const char *why = err && child_job[0] ? mp_procs_job_failed(child_job) : NULL;
+        if (why)
+            err = mp_error_code(MPI_ERR_SPAWN, "%s: the spawned processes ended before they "
+                                "all connected: %s", F, why);
     } else if (!err) {
         err = comm->rank == root ? outcome[0]
                                  : mp_error_code(MPI_ERR_SPAWN, "%s: the root could not start "
@@ -633,6 +745,7 @@ int mp_spawn_connect_parent(void)
     const char *spawned = getenv("PMI_SPAWNED");
     if (spawned == NULL || strcmp(spawned, "1") != 0)
         return MPI_SUCCESS;
+    apply_spawn_env();
     char port[MPI_MAX_PORT_NAME] = "";
     root_link l = { -1, -1, NULL, NULL };
     if (mp_world.rank == 0 && mp_pmi_get(PARENT_KEY, port, sizeof port) == 0)

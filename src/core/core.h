@@ -74,6 +74,7 @@ typedef struct mp_proc {              /* one per process this one can reach (see
     int local;                        /* index among the ranks of its node (the world), or the
                                          transport's index of the peer (other jobs) */
     struct mp_transport *tp;          /* transport that reaches it */
+    int failed;                       /* its job died (procs.c): operations with it fail */
 } mp_proc;
 
 typedef struct mp_attr mp_attr;       /* defined by the comm layer */
@@ -172,6 +173,18 @@ int  mp_procs_new_node(void);                                 /* a node id never
 /* Layers that keep per-process arrays grow them from a hook, run by mp_procs_grown with the
  * old and new sizes (outside any packet handler). */
 void mp_procs_on_grow(void (*hook)(int old_n, int new_n));
+/* Processes of a job that MemPI's mpiexec reported dead (core/failboard.h; read by a progress
+ * hook once other jobs' processes are known).  If a communicator holding one has a fatal
+ * handler the job ends naming it; else the hooks run per failed process (point-to-point
+ * completes what waits for it with an error) and later operations with it fail.  The
+ * message names the process and the launcher's account of the death; NULL while alive. */
+const char *mp_procs_failure(int id);
+void mp_procs_on_fail(void (*hook)(int id));
+/* A new MPI_ERR_OTHER code naming the failed process id and the launcher's account. */
+int  mp_procs_failure_code(int id);
+/* The launcher's account if it reported job `job` dead, else NULL (lock-free: a spawn's root
+ * asks while it waits for the children without the big lock, after one call with it). */
+const char *mp_procs_job_failed(const char *job);
 void mp_procs_finalize(void);
 
 /* Node layout (core/nodes.c): which ranks share a host (memory), from the launcher's

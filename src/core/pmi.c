@@ -32,6 +32,7 @@
  * PMI-1 answers appnum=-1, accepted as 0), so PMI-1 stays the default.
  */
 #include "core/core.h"
+#include "core/failboard.h"
 #include "core/pmi.h"
 #include "core/pmi_wire.h"
 
@@ -71,6 +72,7 @@ static struct {
     int nlocal, local_cap;
     char error[512];
     int v2;                         /* PMI-2 wire protocol (see handshake2) */
+    char spawned_job[MP_FAILBOARD_JOB];   /* the last spawn's job, where the launcher says */
 } pmi = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -777,7 +779,8 @@ int mp_pmi_universe_size(int *n)
 
 /* ---- spawn --------------------------------------------------------------- */
 
-/* Appends "key=value\n" (value raw: the spawn block is line-based, not token-based). */
+/* Appends "key=value\n" (value raw: PMI-1's spawn block is line-based, not token-based), or
+ * under PMI-2 "key=value;" with every ';' of the value doubled (the wire's escape). */
 static int spawn_add(char **buf, size_t *len, size_t *cap, const char *key, long index,
                      const char *value)
 {
@@ -790,7 +793,7 @@ static int spawn_add(char **buf, size_t *len, size_t *cap, const char *key, long
         value = "";
     if (strchr(value, '\n'))
         return fail(MP_PMI_EINVAL, "PMI: spawn %s holds a newline", k);
-    size_t need = strlen(k) + strlen(value) + 3;
+    size_t need = strlen(k) + 2 * strlen(value) + 3;
     if (*len + need > *cap) {
         char *grown = realloc(*buf, (*len + need) * 2);
         if (grown == NULL)
@@ -798,8 +801,19 @@ static int spawn_add(char **buf, size_t *len, size_t *cap, const char *key, long
         *cap = (*len + need) * 2;
         *buf = grown;
     }
-    *len += (size_t)snprintf(*buf + *len, *cap - *len, "%s%s%s\n", k, index == -2 ? "" : "=",
-                             value);
+    if (!pmi.v2) {
+        *len += (size_t)snprintf(*buf + *len, *cap - *len, "%s%s%s\n", k,
+                                 index == -2 ? "" : "=", value);
+        return 0;
+    }
+    *len += (size_t)snprintf(*buf + *len, *cap - *len, "%s=", k);
+    for (const char *c = value; *c; c++) {
+        if (*c == ';')
+            (*buf)[(*len)++] = ';';
+        (*buf)[(*len)++] = *c;
+    }
+    (*buf)[(*len)++] = ';';
+    (*buf)[*len] = '\0';
     return 0;
 }
 
@@ -808,6 +822,46 @@ static int spawn_add_long(char **buf, size_t *len, size_t *cap, const char *key,
     char text[32];
     snprintf(text, sizeof text, "%ld", v);
     return spawn_add(buf, len, cap, key, -1, text);
+}
+
+/* PMI-2's spawn (Slurm's pmi2 plugin): one message, the job's preput pairs first, then per
+ * command subcmd, maxprocs, argc, argv<i> and infokeycount, infokey<i>, infoval<i>. */
+static int spawn_body2(char **buf, size_t *len, size_t *cap, int count,
+                       const mp_pmi_spawn_cmd *cmds, int npreput,
+                       const char *const *preput_key, const char *const *preput_val)
+{
+    *len = 6;                         /* the length field, written last */
+    int rc = spawn_add(buf, len, cap, "cmd", -1, "spawn");
+    rc = rc ? rc : spawn_add_long(buf, len, cap, "ncmds", count);
+    rc = rc ? rc : spawn_add_long(buf, len, cap, "preputcount", npreput);
+    for (int k = 0; k < npreput && rc == 0; k++) {
+        rc = spawn_add(buf, len, cap, "ppkey", k, preput_key[k]);
+        rc = rc ? rc : spawn_add(buf, len, cap, "ppval", k, preput_val[k]);
+    }
+    for (int i = 0; i < count && rc == 0; i++) {
+        const mp_pmi_spawn_cmd *c = &cmds[i];
+        int argc = 0;
+        while (c->argv && c->argv[argc])
+            argc++;
+        rc = spawn_add(buf, len, cap, "subcmd", -1, c->command);
+        rc = rc ? rc : spawn_add_long(buf, len, cap, "maxprocs", c->maxprocs);
+        rc = rc ? rc : spawn_add_long(buf, len, cap, "argc", argc);
+        for (int k = 0; k < argc && rc == 0; k++)
+            rc = spawn_add(buf, len, cap, "argv", k, c->argv[k]);
+        rc = rc ? rc : spawn_add_long(buf, len, cap, "infokeycount", c->ninfo);
+        for (int k = 0; k < c->ninfo && rc == 0; k++) {
+            rc = spawn_add(buf, len, cap, "infokey", k, c->info_keys[k]);
+            rc = rc ? rc : spawn_add(buf, len, cap, "infoval", k, c->info_vals[k]);
+        }
+    }
+    if (rc == 0 && *len - 6 > 999999)
+        rc = fail(MP_PMI_EINVAL, "PMI: a spawn request of %zu bytes is too long", *len - 6);
+    if (rc == 0) {
+        char head[8];
+        snprintf(head, sizeof head, "%-6zu", *len - 6);
+        memcpy(*buf, head, 6);
+    }
+    return rc;
 }
 
 int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
@@ -820,11 +874,12 @@ int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
 
     pthread_mutex_lock(&pmi.lock);
     rc = check_ready("mp_pmi_spawn");
-    if (rc == 0 && (pmi.singleton || pmi.v2))
-        rc = fail(MP_PMI_EINVAL, "PMI: spawning needs a PMI-1 launcher (MemPI's mpiexec or "
-                  "Hydra); this process %s", pmi.singleton ? "was started without one"
-                                                           : "speaks PMI-2");
-    for (int i = 0; i < count && rc == 0; i++) {
+    if (rc == 0 && pmi.singleton)
+        rc = fail(MP_PMI_EINVAL, "PMI: spawning needs a launcher (MemPI's mpiexec, Hydra, "
+                  "Slurm's srun --mpi=pmi2); this process was started without one");
+    if (rc == 0 && pmi.v2)
+        rc = spawn_body2(&buf, &len, &cap, count, cmds, npreput, preput_key, preput_val);
+    for (int i = 0; i < count && rc == 0 && !pmi.v2; i++) {
         const mp_pmi_spawn_cmd *c = &cmds[i];
         int argc = 0;
         while (c->argv && c->argv[argc])
@@ -852,13 +907,18 @@ int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
     if (rc == 0)
         rc = write_all(buf, len);
     if (rc == 0)
-        rc = receive("spawn_result", &msg, MP_PMI_EFAIL);
+        rc = receive(pmi.v2 ? "spawn-response" : "spawn_result", &msg, MP_PMI_EFAIL);
+    const char *job = rc == 0 && !pmi.v2 ? mp_pmi_msg_get(&msg, MP_FAILBOARD_JOBKEY) : NULL;
+    snprintf(pmi.spawned_job, sizeof pmi.spawned_job, "%s", job ? job : "");
     free(buf);
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }
 
-/* ---- ending ------------------------------------------------------------- */
+const char *mp_pmi_spawned_job(void)
+{
+    return pmi.spawned_job;
+}
 
 void mp_pmi_abort(int code, int fatal, const char *msg)
 {

@@ -43,8 +43,9 @@ const char *mp_pmi_error(void);
 
 /* Asks the launcher to start one new job of `count` programs (MPI_Comm_spawn_multiple), with
  * the pairs preput_key[i]=preput_val[i] in the new job's key-value space.  PMI-1's multi-line
- * `mcmd=spawn` request, as MPICH's PMI-1 client sends it (MemPI's mpiexec, Hydra); PMI-2 and
- * singletons: MP_PMI_EINVAL.  No value may hold a newline. */
+ * `mcmd=spawn` request, as MPICH's PMI-1 client sends it (MemPI's mpiexec, Hydra, Slurm's
+ * pmi2 plugin), or PMI-2's `spawn` (Slurm); singletons: MP_PMI_EINVAL.  No value may hold a
+ * newline. */
 typedef struct mp_pmi_spawn_cmd {
     const char *command;
     char **argv;                      /* NULL-terminated, without the command; or NULL */
@@ -54,5 +55,8 @@ typedef struct mp_pmi_spawn_cmd {
 } mp_pmi_spawn_cmd;
 int  mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
                   const char *const *preput_key, const char *const *preput_val);
+/* The id of the job the last successful mp_pmi_spawn started, where the launcher names it
+ * (MemPI's mpiexec, core/failboard.h); "" otherwise (Hydra). */
+const char *mp_pmi_spawned_job(void);
 
 #endif /* MEMPI_PMI_H */

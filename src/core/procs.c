@@ -16,21 +16,40 @@
  * Each foreign job's processes on one host get a node id of their own (mp_procs_new_node),
  * above the world's: the collective layer treats them as another node and never looks for
  * them in this node's shared segment.
+ *
+ * Failures.  Under MemPI's mpiexec a job has a failure board (core/failboard.h) where the
+ * launcher of a job we spawned posts that job's death.  Once this process knows processes of
+ * other jobs, a progress hook reads new records (one atomic load per poll when nothing is
+ * new) and marks every process of a named job failed.  The standard leaves the outcome to
+ * the error handlers: if any communicator that holds a failed process has a fatal handler
+ * (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT) the job ends here with the launcher's account of
+ * the death; otherwise the layers' failure hooks complete what waits for those processes
+ * with errors, and later operations with them return errors.
  */
 #include "core/core.h"
+#include "core/failboard.h"
 #include "core/pmi.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef struct foreign {
     char job[MP_JOB_ID_MAX];
     int rank;
+    char *failure;                    /* why it is gone, NULL while alive */
 } foreign;
 
 static foreign *others;               /* [id - mp_world.size] */
 static int next_node;                 /* 0: not yet set from mp_world.nnodes */
 static char my_job[MP_JOB_ID_MAX];
 static int my_job_known;
+
+static mp_failboard *board;          /* NULL: none (other launchers) or not yet mapped */
+static int board_tried, board_gate;
+static unsigned board_seen;           /* records taken so far */
+#define MAX_FAIL_HOOKS 4
+static void (*fail_hooks[MAX_FAIL_HOOKS])(int);
+static int nfail_hooks;
 
 #define MAX_GROW_HOOKS 4
 static void (*grow_hooks[MAX_GROW_HOOKS])(int, int);
@@ -92,8 +111,124 @@ int mp_procs_before(int a, int b)
     return c ? c < 0 : mp_procs_job_rank(a) < mp_procs_job_rank(b);
 }
 
+void mp_procs_on_fail(void (*hook)(int id))
+{
+    for (int i = 0; i < nfail_hooks; i++)
+        if (fail_hooks[i] == hook)
+            return;
+    if (nfail_hooks == MAX_FAIL_HOOKS)
+        mp_fatal("internal: too many process-failure hooks");
+    fail_hooks[nfail_hooks++] = hook;
+}
+
+const char *mp_procs_failure(int id)
+{
+    return id < mp_world.size || id >= mp_world.nprocs ? NULL : others[id - mp_world.size].failure;
+}
+
+int mp_procs_failure_code(int id)
+{
+    const char *why = mp_procs_failure(id);
+    return mp_error_code(MPI_ERR_OTHER, "process %d of job %.12s (a job this one spawned) is "
+                         "gone; its launcher reported: %s", mp_procs_job_rank(id),
+                         mp_procs_job(id), why ? why : "nothing");
+}
+
+static int holds(const int *world, int n, int id)
+{
+    for (int i = 0; world && i < n; i++)
+        if (world[i] == id)
+            return 1;
+    return 0;
+}
+
+/* A communicator holding process id whose handler is fatal, or NULL. */
+static mp_comm *fatal_holder(int id)
+{
+    for (int i = 0; i < mp_comm_table.next_index; i++) {
+        mp_comm *c = mp_table_lookup(&mp_comm_table, MP_MAKE_HANDLE(mp_comm_table.type, i));
+        if (c && (c->errhandler == MPI_ERRORS_ARE_FATAL || c->errhandler == MPI_ERRORS_ABORT) &&
+            (holds(c->world, c->size, id) || (c->is_inter && holds(c->remote_world,
+                                                                    c->remote_size, id))))
+            return c;
+    }
+    return NULL;
+}
+
+/* A job the board names: mark its processes, then apply the handlers' verdict. */
+static int job_failed(const char *job, const char *text)
+{
+    int first = mp_world.nprocs, events = 0;
+    for (int id = mp_world.size; id < mp_world.nprocs; id++) {
+        foreign *f = &others[id - mp_world.size];
+        if (f->failure == NULL && strcmp(f->job, job) == 0) {
+            f->failure = mp_malloc(strlen(text) + 1);
+            strcpy(f->failure, text);
+            mp_world.procs[id].failed = 1;
+            if (id < first)
+                first = id;
+        }
+    }
+    for (int id = first; id < mp_world.nprocs; id++) {
+        mp_comm *c = mp_world.procs[id].failed ? fatal_holder(id) : NULL;
+        if (c)
+            mp_error_raise(c, mp_procs_failure_code(id), NULL);   /* fatal: ends the job */
+    }
+    for (int id = first; id < mp_world.nprocs; id++)
+        if (mp_world.procs[id].failed && strcmp(others[id - mp_world.size].job, job) == 0) {
+            for (int k = 0; k < nfail_hooks; k++)
+                fail_hooks[k](id);
+            events++;
+        }
+    return events;
+}
+
+static int board_poll(void)
+{
+    unsigned n = atomic_load_explicit(&board->next, memory_order_acquire);
+    int events = 0;
+    while (board_seen < n && board_seen < MP_FAILBOARD_RECS) {
+        mp_failrec *r = &board->rec[board_seen];
+        if (!atomic_load_explicit(&r->ready, memory_order_acquire))
+            break;
+        board_seen++;
+        events += job_failed(r->job, r->text);
+    }
+    return events;
+}
+
+/* Maps the board the launcher gave (its descriptor number is in the key-value space). */
+static void board_open(void)
+{
+    char text[16];
+    board_tried = 1;
+    if (mp_pmi_get(MP_FAILBOARD_KEY, text, sizeof text) != 0)
+        return;
+    int fd = atoi(text);
+    void *p = fd > 2 ? mmap(NULL, sizeof *board, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (p == MAP_FAILED)
+        return;
+    if (atomic_load(&((mp_failboard *)p)->magic) != MP_FAILBOARD_MAGIC) {
+        munmap(p, sizeof *board);
+        return;
+    }
+    board = p;
+    mp_progress_register_gated(board_poll, &board_gate);
+}
+
+const char *mp_procs_job_failed(const char *job)
+{
+    const char *text;
+    if (!board_tried)
+        board_open();
+    return board && job[0] && mp_failboard_find(board, job, &text) ? text : NULL;
+}
+
 int mp_procs_add(const char *job, int job_rank, int node)
 {
+    if (!board_tried)
+        board_open();
+    board_gate = board != NULL;       /* from the first process of another job on */
     int old = mp_world.nprocs, id = old;
     mp_world.procs = mp_realloc(mp_world.procs, sizeof(mp_proc) * (size_t)(old + 1));
     others = mp_realloc(others, sizeof(foreign) * (size_t)(old + 1 - mp_world.size));
@@ -102,6 +237,7 @@ int mp_procs_add(const char *job, int job_rank, int node)
     foreign *f = &others[id - mp_world.size];
     snprintf(f->job, sizeof f->job, "%s", job);
     f->rank = job_rank;
+    f->failure = NULL;
     mp_world.nprocs = old + 1;
     return id;
 }
@@ -115,6 +251,13 @@ void mp_procs_grown(int old_n)
 
 void mp_procs_finalize(void)
 {
+    for (int i = 0; others && i < mp_world.nprocs - mp_world.size; i++)
+        free(others[i].failure);
+    if (board)
+        munmap(board, sizeof *board);
+    board = NULL;
+    board_tried = board_gate = 0;
+    board_seen = 0;
     free(others);
     others = NULL;
     my_job_known = 0;

@@ -192,6 +192,11 @@ void mp_recv_on_packet(int world_src, const mp_hdr *hdr, const void *payload);
 void mp_recv_match_unexp(mp_request *req, mp_unexp *u);  /* a receive meets an unexpected msg */
 void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len);
 void mp_recv_complete(mp_request *req);
+/* failed.c: operations with processes that are gone.  mp_p2p_failed_peer: the failed process
+ * a send or receive addresses (-2: a wildcard receive nobody can satisfy), else -1. */
+int  mp_p2p_failed_peer(const mp_request *req);
+void mp_p2p_fail_request(mp_request *req, int failed);
+void mp_p2p_failed_init(void);
 void mp_send_reply(int world, int type, uint64_t cookie, uint64_t addr);
 void mp_ack_if_sync(int world, const mp_hdr *first);   /* a synchronous send was matched */
 void mp_send_complete(mp_request *req);

@@ -37,6 +37,7 @@ int mp_pt2pt_init(void)
     mp_procs_on_grow(peers_grow);
     mp_transport_set_handler(MP_PKT_CLASS_P2P, mp_recv_on_packet);
     mp_progress_register_gated(mp_send_flush, mp_send_pending_gate());
+    mp_p2p_failed_init();
     return MPI_SUCCESS;
 }
 
@@ -69,6 +70,11 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
     mp_unexp *u = mp_match_unexpected(req->ctx, source, tag, 1);
     if (u) {
         mp_recv_match_unexp(req, u);
+        return MPI_SUCCESS;
+    }
+    int failed;
+    if (MP_UNLIKELY(mp_world.nprocs > mp_world.size) && (failed = mp_p2p_failed_peer(req)) != -1) {
+        mp_p2p_fail_request(req, failed);
         return MPI_SUCCESS;
     }
     req->state = MP_ST_RECV_POSTED;

@@ -333,6 +333,10 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
     mp_op_hold_type(req);
     int world = comm->is_inter ? comm->remote_world[dest] : comm->world[dest];
     req->world_peer = world;
+    if (MP_UNLIKELY(mp_world.procs[world].failed)) {
+        mp_p2p_fail_request(req, world);
+        return MPI_SUCCESS;
+    }
     mp_peer *peer = &mp_p2p.peers[world];
     req->seq = mp_send_number(peer, req->ctx, req->tag);
     mp_transport *tp = peer->tp;

@@ -83,6 +83,8 @@ void mp_job_fail(mp_job *job, int code, const char *fmt, ...)
     fprintf(stderr, "mpiexec%s: %s; job terminated\n",
             job->opt->spawned ? " (a job started by MPI_Comm_spawn)" : "", text);
     fflush(stderr);
+    if (job->parent_board)            /* tell the parents (spawn.c) */
+        mp_failboard_post(job->parent_board, job->job_id, text);
     signal_ranks(job, SIGTERM);
     job->kill_at = mp_now() + KILL_GRACE;
 }

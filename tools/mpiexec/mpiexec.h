@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/failboard.h"
 #include "core/pmi_wire.h"
 
 #define MP_MPIEXEC_MAX_RANKS 4096
@@ -46,6 +47,8 @@ typedef struct mp_options {
     double timeout;       /* seconds; 0 = none */
     int pmi_port;         /* serve PMI over TCP (PMI_PORT/PMI_ID) instead of PMI_FD */
     long universe;        /* MPI_UNIVERSE_SIZE: -usize, else the slots (see options.c) */
+    const char *job_id;   /* a spawned job: the id its parent's launcher chose, else NULL */
+    int parent_failfd;    /* a spawned job: the parent job's failure board, else -1 */
 } mp_options;
 
 /* Parses argv; on a usage error prints one line and returns 2; on -h or
@@ -121,6 +124,10 @@ typedef struct mp_job {
     /* jobs started by MPI_Comm_spawn (spawn.c): nested mpiexecs, counted in nalive */
     struct mp_spawned *spawned;
     int nspawned;
+    /* failure boards (src/core/failboard.h): this job's, which its ranks read, and, in a
+     * spawned job, the parent job's, where a failure of ours is posted */
+    mp_failboard *board, *parent_board;
+    int board_fd;
 } mp_job;
 
 /* ---- job.c ---- */
@@ -137,12 +144,16 @@ void mp_child_setup(pid_t launcher);
 int mp_find_program(const char *name);
 
 /* ---- pmi_server.c ---- */
+int mp_make_job_id(char out[33]);   /* 32 random hex digits */
 int mp_pmi_server_setup(mp_job *job);
 void mp_pmi_server_readable(mp_job *job, int conn);
 void mp_pmi_server_accept(mp_job *job);
 void mp_pmi_server_close(mp_job *job, int conn);
 /* cmd=<cmd> rc=<rc> [msg=<msg>] to connection conn */
 void mp_pmi_server_reply(mp_job *job, int conn, const char *cmd, int rc, const char *msg);
+/* the same with one more key=value (NULL: none) */
+void mp_pmi_server_reply_kv(mp_job *job, int conn, const char *cmd, int rc, const char *msg,
+                            const char *key, const char *value);
 
 /* ---- spawn.c: PMI-1 spawn (mcmd=spawn ... endcmd) ---- */
 /* 1 if the line belongs to a spawn request (and was handled), 0 if it is an ordinary one. */
@@ -150,6 +161,8 @@ int mp_spawn_line(mp_job *job, int conn, const char *line, size_t len);
 /* 1 if pid was a spawned job's launcher (its end is judged here), else 0. */
 int mp_spawn_reaped(mp_job *job, pid_t pid, int status);
 void mp_spawn_signal(mp_job *job, int sig);
+/* Creates this job's failure board and maps the parent's (a spawned job): 0, or -1. */
+int mp_failboard_setup(mp_job *job);
 
 /* ---- output.c ---- */
 void mp_output_readable(mp_job *job, mp_rank *r, mp_stream *s);

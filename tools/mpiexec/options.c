@@ -159,7 +159,8 @@ static void default_universe(mp_options *opt)
 
 /* The launcher of a spawned job (spawn.c starts it): options only, each program given as
  *   -n N [--wdir DIR] [--appenv NAME=VALUE]... --argc K PROGRAM ARG1..ARGK
- * after the job's --spawned and --preput KEY=VALUE options.  Not for users: no usage text. */
+ * after the job's --spawned, --job-id HEX (chosen by the parent's launcher), --parent-failfd
+ * FD (the parent job's failure board, inherited) and --preput KEY=VALUE options.  Not for users: no usage text. */
 static int parse_spawned(int argc, char **argv, int i, mp_options *opt)
 {
     mp_app *app = NULL;
@@ -176,6 +177,15 @@ static int parse_spawned(int argc, char **argv, int i, mp_options *opt)
         } else if (strcmp(a, "--universe-size") == 0) {
             if (mp_pmi_parse_long(next, 1, 1L << 30, &opt->universe) < 0)
                 return usage_error("invalid universe size '%s' for %s", next, a);
+        } else if (strcmp(a, "--job-id") == 0) {
+            if (strlen(next) != 32 || strspn(next, "0123456789abcdef") != 32)
+                return usage_error("invalid job id '%s' for %s", next, a);
+            opt->job_id = next;
+        } else if (strcmp(a, "--parent-failfd") == 0) {
+            long fd;
+            if (mp_pmi_parse_long(next, 3, 1L << 20, &fd) < 0)
+                return usage_error("invalid descriptor '%s' for %s", next, a);
+            opt->parent_failfd = (int)fd;
         } else if (strcmp(a, "-n") == 0) {
             if (mp_pmi_parse_long(next, 1, MP_MPIEXEC_MAX_RANKS, &n) < 0)
                 return usage_error("invalid process count '%s' for %s", next, a);
@@ -229,6 +239,7 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
 
     memset(opt, 0, sizeof *opt);
     opt->nprocs = 1;
+    opt->parent_failfd = -1;
     *done = 0;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];

@@ -38,7 +38,7 @@
 #define SERVER_KEYLEN_MAX  64
 #define SERVER_VALLEN_MAX  1024
 
-static int make_job_id(mp_job *job)
+int mp_make_job_id(char out[33])
 {
     unsigned char bytes[16];
     size_t got = 0;
@@ -51,7 +51,7 @@ static int make_job_id(mp_job *job)
         got += (size_t)n;
     }
     for (size_t i = 0; i < sizeof bytes; i++)
-        snprintf(job->job_id + 2 * i, 3, "%02x", bytes[i]);
+        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
     return 0;
 }
 
@@ -87,17 +87,24 @@ int mp_pmi_server_setup(mp_job *job)
     }
     snprintf(job->kvsname, sizeof job->kvsname, "kvs_%ld_0", (long)getpid());
     snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->n);
-    if (make_job_id(job) < 0) {
+    if (job->opt->job_id)
+        snprintf(job->job_id, sizeof job->job_id, "%s", job->opt->job_id);
+    else if (mp_make_job_id(job->job_id) < 0) {
         fprintf(stderr, "mpiexec: getrandom failed: %s\n", strerror(errno));
         return -1;
     }
+    if (mp_failboard_setup(job) < 0)
+        return -1;
     /* The name service's scope (src/binding/port.c): this job and every job it spawns
      * (nested mpiexecs inherit it from our environment). */
     if (getenv("MEMPI_NAME_SCOPE") == NULL) {
         setenv("MEMPI_NAME_SCOPE", job->job_id, 1);
         job->owns_name_scope = 1;
     }
+    char fd_text[16];
+    snprintf(fd_text, sizeof fd_text, "%d", job->board_fd);
     if (mp_kvs_put(job->kvs, "PMI_process_mapping", mapping) < 0 ||
+        mp_kvs_put(job->kvs, MP_FAILBOARD_KEY, fd_text) < 0 ||
         mp_kvs_put(job->kvs, "MEMPI_JOB_ID", job->job_id) < 0) {
         fprintf(stderr, "mpiexec: out of memory\n");
         return -1;
@@ -166,14 +173,22 @@ static void send_line(mp_job *job, int conn, mp_pmi_line *line)
     }
 }
 
-void mp_pmi_server_reply(mp_job *job, int conn, const char *cmd, int rc, const char *msg)
+void mp_pmi_server_reply_kv(mp_job *job, int conn, const char *cmd, int rc, const char *msg,
+                            const char *key, const char *value)
 {
     mp_pmi_line line;
     mp_pmi_line_start(&line, cmd);
     mp_pmi_line_add_long(&line, "rc", rc);
     if (msg)
         mp_pmi_line_add(&line, "msg", msg);
+    if (key)
+        mp_pmi_line_add(&line, key, value);
     send_line(job, conn, &line);
+}
+
+void mp_pmi_server_reply(mp_job *job, int conn, const char *cmd, int rc, const char *msg)
+{
+    mp_pmi_server_reply_kv(job, conn, cmd, rc, msg, NULL, NULL);
 }
 
 /* ---- commands ----------------------------------------------------------- */

@@ -10,7 +10,9 @@
  *     endcmd
  *
  * (one key=value per line, the value raw up to the end of the line), and after the T-th
- * block one answer: cmd=spawn_result rc=0 (or rc=-1 msg=why).
+ * block one answer: cmd=spawn_result rc=0 (or rc=-1 msg=why); ours adds the new job's id
+ * (MP_FAILBOARD_JOBKEY), which the parents watch on the failure board while they wait for the
+ * children to connect.
  *
  * The children are one new MPI job (their own MPI_COMM_WORLD, key-value space and job id):
  * this mpiexec starts a second mpiexec (itself, /proc/self/exe) with the hidden --spawned
@@ -22,8 +24,13 @@
  * --env assignments hold for the children too.  The
  * nested launcher shares our stdout and stderr (the children's output is forwarded like the
  * parents'), dies with us (PR_SET_PDEATHSIG) and gets our signals (mp_spawn_signal); we wait
- * for it like for a rank, and a spawned job that fails -- a child killed, exiting non-zero,
- * aborting -- fails this job too, after the nested launcher's own line naming the child.
+ * for it like for a rank.  A spawned job that fails -- a child killed, exiting non-zero,
+ * aborting -- is ended by its own launcher, which names the child on stderr and posts the
+ * same sentence on our job's failure board (src/core/failboard.h; we pass the board's
+ * descriptor and the job id we chose for it).  We add one line and leave the parents
+ * running: their library reads the board and their error handlers decide -- the default,
+ * MPI_ERRORS_ARE_FATAL, ends this job naming the child; MPI_ERRORS_RETURN makes their
+ * communication with the dead job return errors (src/comm/dynamic.c).
  */
 #include "mpiexec.h"
 
@@ -33,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct mp_spawned {
@@ -41,6 +50,7 @@ typedef struct mp_spawned {
     int alive;
     int parent_rank;
     char what[96];
+    char job_id[33];              /* the nested job's id (we choose it) */
 } mp_spawned;
 
 typedef struct cmd {
@@ -209,7 +219,7 @@ static void add_long(argv_list *a, long v)
 }
 
 /* The nested launcher's command line (options.c, parse_spawned). */
-static const char *build_argv(mp_job *job, request *r, argv_list *a)
+static const char *build_argv(mp_job *job, request *r, const char *job_id, argv_list *a)
 {
     static char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -220,6 +230,10 @@ static const char *build_argv(mp_job *job, request *r, argv_list *a)
     add(a, "--spawned");
     add(a, "--universe-size");                    /* a spawned job shares the universe */
     add_long(a, job->opt->universe);
+    add(a, "--job-id");
+    add(a, job_id);
+    add(a, "--parent-failfd");
+    add_long(a, job->board_fd);
     for (int i = 0; i < r->npreput; i++) {
         add(a, "--preput");
         add(a, r->preput[i]);
@@ -266,10 +280,11 @@ static const char *build_argv(mp_job *job, request *r, argv_list *a)
     return a->failed ? "out of memory" : NULL;
 }
 
-static const char *start(mp_job *job, int conn, request *r)
+static const char *start(mp_job *job, int conn, request *r, char job_id[33])
 {
     argv_list a = { NULL, 0, 0 };
-    const char *why = build_argv(job, r, &a);
+    const char *why = mp_make_job_id(job_id) < 0 ? "getrandom failed"
+                                                 : build_argv(job, r, job_id, &a);
     if (why == NULL && grow(&job->spawned, job->nspawned, sizeof *job->spawned) < 0)
         why = "out of memory";
     pid_t launcher = getpid(), pid = -1;
@@ -294,6 +309,7 @@ static const char *start(mp_job *job, int conn, request *r)
         s->parent_rank = job->conns[conn].rank;
         snprintf(s->what, sizeof s->what, "'%s'%s", r->cmds[0].execname,
                  r->ncmds > 1 ? " and others" : "");
+        memcpy(s->job_id, job_id, sizeof s->job_id);
         job->nalive++;
     }
     for (int i = 0; i < a.n; i++)
@@ -321,8 +337,10 @@ int mp_spawn_line(mp_job *job, int conn, const char *line, size_t len)
         r->in_block = 0;
         if (r->total == 0 || r->ncmds < r->total)
             return 1;                 /* more blocks follow */
-        const char *why = r->error ? r->error : start(job, conn, r);
-        mp_pmi_server_reply(job, conn, "spawn_result", why ? -1 : 0, why);
+        char job_id[33] = "";
+        const char *why = r->error ? r->error : start(job, conn, r, job_id);
+        mp_pmi_server_reply_kv(job, conn, "spawn_result", why ? -1 : 0, why,
+                               why ? NULL : MP_FAILBOARD_JOBKEY, job_id);
         request_clear(r);
         return 1;
     }
@@ -348,15 +366,49 @@ int mp_spawn_reaped(mp_job *job, pid_t pid, int status)
             continue;
         s->alive = 0;
         job->nalive--;
+        char how[64];
         if (WIFSIGNALED(status))
-            mp_job_fail(job, 128 + WTERMSIG(status), "the job that rank %d spawned (%s, "
-                        "launcher pid %ld) was killed by signal %d", s->parent_rank, s->what,
-                        (long)pid, WTERMSIG(status));
+            snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(status));
         else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-            mp_job_fail(job, WEXITSTATUS(status), "the job that rank %d spawned (%s, launcher "
-                        "pid %ld) failed with exit status %d", s->parent_rank, s->what,
-                        (long)pid, WEXITSTATUS(status));
+            snprintf(how, sizeof how, "failed with exit status %d", WEXITSTATUS(status));
+        else
+            return 1;
+        /* The nested launcher posted its own record naming the child, unless it died first;
+         * either way the parents' error handlers decide (src/comm/dynamic.c), not we. */
+        const char *text;
+        if (!mp_failboard_find(job->board, s->job_id, &text)) {
+            char own[MP_FAILBOARD_TEXT];
+            snprintf(own, sizeof own, "its launcher (pid %ld) %s", (long)pid, how);
+            mp_failboard_post(job->board, s->job_id, own);
+        }
+        fprintf(stderr, "mpiexec%s: the job that rank %d spawned (%s, launcher pid %ld) %s; "
+                "its parents were told\n", job->opt->spawned ? " (a job started by "
+                "MPI_Comm_spawn)" : "", s->parent_rank, s->what, (long)pid, how);
+        fflush(stderr);
         return 1;
+    }
+    return 0;
+}
+
+int mp_failboard_setup(mp_job *job)
+{
+    job->board_fd = memfd_create("mempi-failboard", 0);     /* the ranks inherit it */
+    if (job->board_fd < 0 || ftruncate(job->board_fd, sizeof(mp_failboard)) < 0 ||
+        (job->board = mmap(NULL, sizeof(mp_failboard), PROT_READ | PROT_WRITE, MAP_SHARED,
+                           job->board_fd, 0)) == MAP_FAILED) {
+        fprintf(stderr, "mpiexec: cannot create the failure board: %s\n", strerror(errno));
+        return -1;
+    }
+    atomic_store(&job->board->magic, MP_FAILBOARD_MAGIC);
+    int pfd = job->opt->parent_failfd;
+    if (pfd >= 0) {
+        void *p = mmap(NULL, sizeof(mp_failboard), PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+        if (p == MAP_FAILED || atomic_load(&((mp_failboard *)p)->magic) != MP_FAILBOARD_MAGIC) {
+            fprintf(stderr, "mpiexec: descriptor %d is not the parent's failure board\n", pfd);
+            return -1;
+        }
+        job->parent_board = p;
+        close(pfd);                   /* the mapping stays; our ranks must not inherit it */
     }
     return 0;
 }
