@@ -9,7 +9,8 @@
  *  - A send whose first packet left but which is not matched (rendezvous waiting for FIN,
  *    synchronous eager waiting for ACK) asks the receiver (CANCEL_REQ, naming the message by
  *    its sequence number) to withdraw it from the unexpected queue; the answer says whether
- *    it did.
+ *    it did.  To oneself that exchange runs before MPI_Cancel returns (only this process
+ *    takes part), so such a send is decided, complete or not cancellable, at once.
  * While a handshake is under way the request does not complete, even if its data finishes
  * (cancel_pending defers completion), so the answer never finds a recycled request.
  */
@@ -57,6 +58,11 @@ int mp_cancel(mp_request *req)
                      .seq = req->seq };
         req->cancel_pending = 1;
         mp_send_ctrl(req->world_peer, &h);
+        /* To oneself the answer needs no other process: decide now, so that a cancelled
+         * send is complete when MPI_Cancel returns (as a message between two peers would
+         * be once the peer answers). */
+        while (req->world_peer == mp_world.rank && req->cancel_pending)
+            mp_progress();
         break;
     }
     default:
