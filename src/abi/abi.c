@@ -456,6 +456,20 @@ NULL_NAME(Comm, MPI_Comm, MPI_COMM_NULL)
 NULL_NAME(Type, MPI_Datatype, MPI_DATATYPE_NULL)
 NULL_NAME(Win, MPI_Win, MPI_WIN_NULL)
 
+/* The standard ABI's header carries MPI 5.0's MPI_VERSION and MPI_SUBVERSION (the MPI Forum's
+ * reference header fixes them), and MPI_Get_version must agree with the header a program was
+ * built with; MemPI's own ABI keeps answering 4.1 (docs/decisions.md). */
+int PMPI_Get_version(int *version, int *subversion)
+{
+    if (version == NULL || subversion == NULL)
+        return mp_abi_err_out(mp_error(NULL, M_ERR_ARG, "MPI_Get_version",
+                                       "version and subversion must not be NULL"));
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_version = PMPI_Get_version
+
 /* The library version names the ABI the caller sees. */
 extern int mp_mpich_PMPI_Get_library_version(char *, int *);
 int PMPI_Get_library_version(char *version, int *resultlen)
