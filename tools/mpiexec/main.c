@@ -54,7 +54,7 @@ static int raise_fd_limit(long nprocs)
     return 0;
 }
 
-static int setup_signals(mp_job *job)
+int mp_setup_signals(mp_job *job)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -89,6 +89,8 @@ int main(int argc, char **argv)
         mp_options_free(&opt);
         return rc;
     }
+    if (opt.serve_fd >= 0)
+        return mp_spawn_serve(&opt);
     for (int k = 0; k < opt.napps; k++) {
         const char *prog = opt.apps[k].argv[0];
         if (opt.apps[k].wdir == NULL && mp_find_program(prog) < 0) {
@@ -106,7 +108,7 @@ int main(int argc, char **argv)
     job.sigfd = -1;
     job.quiet_exit = job.first_pmi = -1;
     job.ranks = calloc((size_t)job.n, sizeof *job.ranks);
-    if (job.ranks == NULL || raise_fd_limit(opt.nprocs) < 0 || setup_signals(&job) < 0 ||
+    if (job.ranks == NULL || raise_fd_limit(opt.nprocs) < 0 || mp_setup_signals(&job) < 0 ||
         mp_pmi_server_setup(&job) < 0) {
         if (job.ranks == NULL || job.sigfd < 0)
             fprintf(stderr, "mpiexec: cannot set up: %s\n", strerror(errno));

@@ -49,6 +49,8 @@ typedef struct mp_options {
     long universe;        /* MPI_UNIVERSE_SIZE: -usize, else the slots (see options.c) */
     const char *job_id;   /* a spawned job: the id its parent's launcher chose, else NULL */
     int parent_failfd;    /* a spawned job: the parent job's failure board, else -1 */
+    int serve_fd;         /* --serve-singleton: the singleton's spawn connection, else -1 */
+    int serve_board;      /* --serve-singleton: the singleton's failure board */
 } mp_options;
 
 /* Parses argv; on a usage error prints one line and returns 2; on -h or
@@ -130,6 +132,10 @@ typedef struct mp_job {
     int board_fd;
 } mp_job;
 
+/* ---- main.c ---- */
+/* SIGCHLD/SIGINT/SIGTERM/SIGHUP blocked and routed to job->sigfd, SIGPIPE ignored: 0, or -1. */
+int mp_setup_signals(mp_job *job);
+
 /* ---- job.c ---- */
 double mp_now(void);
 void mp_job_fail(mp_job *job, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -161,6 +167,9 @@ int mp_spawn_line(mp_job *job, int conn, const char *line, size_t len);
 /* 1 if pid was a spawned job's launcher (its end is judged here), else 0. */
 int mp_spawn_reaped(mp_job *job, pid_t pid, int status);
 void mp_spawn_signal(mp_job *job, int sig);
+/* --serve-singleton: serve one singleton's spawn requests until it closes the connection and
+ * every job it spawned ended; the exit status. */
+int mp_spawn_serve(mp_options *opt);
 /* Creates this job's failure board and maps the parent's (a spawned job): 0, or -1. */
 int mp_failboard_setup(mp_job *job);
 

@@ -240,6 +240,7 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
     memset(opt, 0, sizeof *opt);
     opt->nprocs = 1;
     opt->parent_failfd = -1;
+    opt->serve_fd = -1;
     *done = 0;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -253,6 +254,17 @@ int mp_options_parse(int argc, char **argv, mp_options *opt, int *done)
             if (rc < 0 && !have_timeout)
                 rc = timeout_from_env(opt);
             return rc == 0 ? -1 : rc;
+        } else if (strcmp(a, "--serve-singleton") == 0) {
+            /* --serve-singleton FD BOARDFD USIZE: a singleton's spawner (src/core/pmi.c runs
+             * it, spawn.c serves).  Not for users: no usage text. */
+            long fd, board;
+            if (argc != i + 4 || mp_pmi_parse_long(argv[i + 1], 3, 1L << 20, &fd) < 0 ||
+                mp_pmi_parse_long(argv[i + 2], 3, 1L << 20, &board) < 0 ||
+                mp_pmi_parse_long(argv[i + 3], 1, 1L << 30, &opt->universe) < 0)
+                return usage_error("--serve-singleton needs FD BOARDFD USIZE%s%s", "", "");
+            opt->serve_fd = (int)fd;
+            opt->serve_board = (int)board;
+            return -1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             *done = 1;

@@ -40,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -418,4 +420,80 @@ void mp_spawn_signal(mp_job *job, int sig)
     for (int i = 0; i < job->nspawned; i++)
         if (job->spawned[i].alive)
             kill(job->spawned[i].pid, sig);
+}
+
+/* A singleton (a process started without a launcher) runs `mpiexec --serve-singleton` when it
+ * first spawns (src/core/pmi.c): we play its launcher's part for spawning only.  It sends the
+ * same mcmd=spawn blocks on the socket it gave us and gets the same answer; we start each
+ * nested launcher with the singleton's failure board (it created the memfd, we inherited it)
+ * and its universe size, wait for them, post for one that dies before it could, and forward
+ * SIGINT/SIGTERM/SIGHUP to them.  The singleton closing the socket (its MPI_Finalize, or its
+ * death) ends the service; we exit once the jobs it spawned have ended. */
+int mp_spawn_serve(mp_options *opt)
+{
+    mp_job job;
+    mp_rank singleton = { .rank = 0, .conn = 0, .out.fd = -1, .err.fd = -1 };
+    mp_conn conn = { .fd = opt->serve_fd, .rank = 0 };
+    int finalized = 0;
+    memset(&job, 0, sizeof job);
+    job.opt = opt;
+    job.n = 1;
+    job.ranks = &singleton;
+    job.conns = &conn;
+    job.nconns = 1;
+    job.listen_fd = job.stdin_pipe = -1;
+    job.board_fd = opt->serve_board;
+    job.board = mmap(NULL, sizeof(mp_failboard), PROT_READ | PROT_WRITE, MAP_SHARED,
+                     job.board_fd, 0);
+    if (job.board == MAP_FAILED || atomic_load(&job.board->magic) != MP_FAILBOARD_MAGIC) {
+        fprintf(stderr, "mpiexec: descriptor %d is not the singleton's failure board\n",
+                job.board_fd);
+        return 1;
+    }
+    fcntl(conn.fd, F_SETFD, FD_CLOEXEC);      /* the nested launchers must not hold it */
+    if (mp_setup_signals(&job) < 0) {
+        fprintf(stderr, "mpiexec: cannot set up: %s\n", strerror(errno));
+        return 1;
+    }
+    while (conn.fd >= 0 || job.nalive > 0) {
+        struct pollfd p[2] = { { job.sigfd, POLLIN, 0 }, { conn.fd, POLLIN, 0 } };
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return 1;
+        }
+        if (p[0].revents) {
+            struct signalfd_siginfo si;
+            if (read(job.sigfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD)
+                mp_spawn_signal(&job, (int)si.ssi_signo);
+            int status;
+            pid_t pid;
+            while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+                mp_spawn_reaped(&job, pid, status);
+        }
+        if (conn.fd >= 0 && p[1].revents) {
+            ssize_t n = read(conn.fd, conn.in + conn.in_len, sizeof conn.in - conn.in_len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0 || (conn.in_len += (size_t)n) == sizeof conn.in) {
+                mp_pmi_server_close(&job, 0);
+                if (!finalized)       /* the singleton died: its children go with it */
+                    mp_spawn_signal(&job, SIGKILL);
+                continue;
+            }
+            char *start = conn.in, *nl;
+            while (conn.fd >= 0 &&
+                   (nl = memchr(start, '\n', conn.in_len - (size_t)(start - conn.in)))) {
+                if ((size_t)(nl - start) == 12 && memcmp(start, "cmd=finalize", 12) == 0)
+                    finalized = 1;
+                else if (!mp_spawn_line(&job, 0, start, (size_t)(nl - start)))
+                    mp_pmi_server_reply(&job, 0, "spawn_result", -1,
+                                        "a singleton's launcher serves only spawn requests");
+                start = nl + 1;
+            }
+            conn.in_len -= (size_t)(start - conn.in);
+            memmove(conn.in, start, conn.in_len);
+        }
+    }
+    return 0;
 }
