@@ -122,6 +122,8 @@ static const mp_config_var core_rows[] = {
            "PMI wire protocol spoken to the launcher (empty: 2 if the launcher set PMI_VERSION=2, else 1; Slurm's srun --mpi=pmi2 serves both)"),
     STRING("MEMPI_NET_PROVIDER", MP_CFG_ALL_EQ, &mp_cfg.net_provider,
            "libfabric provider of the network transport, e.g. net, tcp, verbs; an exact name (`net`) is taken before a layered one starting with it (`net;ofi_rxm`) (empty: the best available that reaches other hosts, native net first)"),
+    STRING("MEMPI_MPIEXEC", 0, &mp_cfg.mpiexec,
+           "MemPI's mpiexec, which a process started without a launcher runs to spawn processes (empty: bin/mpiexec beside the library's directory)"),
     STRING("MEMPI_NET_IFACE", 0, &mp_cfg.net_iface,
            "network interface (libfabric domain) of the network transport (empty: the provider's first non-loopback one)"),
     SIZE("MEMPI_NET_EAGER_MAX", 0, "65536", 0, GB, &mp_cfg.net_eager_max,

@@ -531,6 +531,7 @@ typedef struct mp_config {
     int    pmi;                       /* MEMPI_PMI: 0 as the launcher says, 1, 2 */
     const char *tuning;               /* MEMPI_TUNING: file of defaults ("" none) */
     const char *net_provider;         /* MEMPI_NET_PROVIDER ("" = best available) */
+    const char *mpiexec;              /* MEMPI_MPIEXEC ("" = <libdir>/../bin/mpiexec) */
     const char *net_iface;            /* MEMPI_NET_IFACE ("" = the provider's first) */
     size_t net_eager_max;             /* MEMPI_NET_EAGER_MAX */
     size_t net_chunk;                 /* MEMPI_NET_CHUNK: data bytes per network packet */

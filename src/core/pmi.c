@@ -11,7 +11,9 @@
  * PMI_ID, in which case the client first does Hydra's `cmd=initack pmiid=ID`
  * handshake and learns size and rank from the `cmd=set` lines that follow.
  * With neither, the process is a singleton and the store is a local table
- * pre-filled with the keys a launcher would provide.
+ * pre-filled with the keys a launcher would provide; to spawn, a singleton runs
+ * MemPI's mpiexec as its spawner and speaks the spawn wire to it alone
+ * (singleton_spawner).
  *
  * Every exchange is lock-step (one request, one response line), done by
  * request(): format the line with pmi_wire, write it all (EINTR, short
@@ -36,6 +38,7 @@
 #include "core/pmi.h"
 #include "core/pmi_wire.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -45,8 +48,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PMI_DEFAULT_KVSNAME_MAX 256
@@ -73,7 +78,9 @@ static struct {
     char error[512];
     int v2;                         /* PMI-2 wire protocol (see handshake2) */
     char spawned_job[MP_FAILBOARD_JOB];   /* the last spawn's job, where the launcher says */
-} pmi = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+    int spawner_fd;                 /* a singleton's spawner (singleton_spawner), -1: none */
+    pid_t spawner_pid;
+} pmi = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .spawner_fd = -1 };
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -864,6 +871,66 @@ static int spawn_body2(char **buf, size_t *len, size_t *cap, int count,
     return rc;
 }
 
+/* A singleton spawns through a launcher of its own: MemPI's mpiexec, found next to this
+ * library (<libdir>/../bin/mpiexec, by dladdr) or named by MEMPI_MPIEXEC, run once as
+ * `mpiexec --serve-singleton FD BOARDFD USIZE` (tools/mpiexec/spawn.c).  It gets one end of a
+ * socketpair, over which we send the same mcmd=spawn blocks as to a job's launcher, and a
+ * failure board we create (a memfd, named in our store under MP_FAILBOARD_KEY as mpiexec
+ * names its own), so a spawned job's death reaches us as it reaches a job's ranks.  It is not
+ * tied to the thread that started it; it learns our end from the socket: cmd=finalize then
+ * EOF (MPI_Finalize) lets the spawned jobs finish, EOF alone (we died) kills them. */
+static int singleton_spawner(void)
+{
+    char exe[4096], fd_text[16], board_text[16], usize[16];
+    Dl_info dl;
+    int sv[2];
+
+    if (pmi.spawner_fd >= 0)
+        return 0;
+    if (mp_cfg.mpiexec && mp_cfg.mpiexec[0])
+        snprintf(exe, sizeof exe, "%s", mp_cfg.mpiexec);
+    else if (dladdr((void *)mp_pmi_spawn, &dl) && dl.dli_fname && strrchr(dl.dli_fname, '/'))
+        snprintf(exe, sizeof exe, "%.*s/../bin/mpiexec",
+                 (int)(strrchr(dl.dli_fname, '/') - dl.dli_fname), dl.dli_fname);
+    else
+        snprintf(exe, sizeof exe, "mpiexec (the library's own path is unknown)");
+    if (access(exe, X_OK) != 0)
+        return fail(MP_PMI_EFAIL, "PMI: a process started without a launcher spawns through "
+                    "MemPI's mpiexec, and %s is not executable (MEMPI_MPIEXEC names it)", exe);
+    int board = memfd_create("mempi-failboard", MFD_CLOEXEC);
+    mp_failboard *b = MAP_FAILED;
+    if (board < 0 || ftruncate(board, sizeof *b) < 0 ||
+        (b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED, board, 0)) == MAP_FAILED ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        int e = errno;
+        if (board >= 0)
+            close(board);
+        return fail(MP_PMI_EFAIL, "PMI: cannot set up a singleton's spawner: %s", strerror(e));
+    }
+    atomic_store(&b->magic, MP_FAILBOARD_MAGIC);
+    munmap(b, sizeof *b);             /* the failure progress hook maps it (core/procs.c) */
+    snprintf(fd_text, sizeof fd_text, "%d", sv[1]);
+    snprintf(board_text, sizeof board_text, "%d", board);
+    snprintf(usize, sizeof usize, "%d", pmi.universe);
+    pid_t pid = fork();
+    if (pid == 0) {
+        fcntl(sv[1], F_SETFD, 0);
+        fcntl(board, F_SETFD, 0);
+        execl(exe, "mpiexec", "--serve-singleton", fd_text, board_text, usize, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        int e = errno;
+        close(sv[0]);
+        close(board);
+        return fail(MP_PMI_EFAIL, "PMI: cannot start %s: %s", exe, strerror(e));
+    }
+    pmi.spawner_fd = sv[0];
+    pmi.spawner_pid = pid;
+    return local_put(MP_FAILBOARD_KEY, board_text);
+}
+
 int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
                  const char *const *preput_key, const char *const *preput_val)
 {
@@ -875,8 +942,10 @@ int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
     pthread_mutex_lock(&pmi.lock);
     rc = check_ready("mp_pmi_spawn");
     if (rc == 0 && pmi.singleton)
-        rc = fail(MP_PMI_EINVAL, "PMI: spawning needs a launcher (MemPI's mpiexec, Hydra, "
-                  "Slurm's srun --mpi=pmi2); this process was started without one");
+        rc = singleton_spawner();
+    int job_fd = pmi.fd;
+    if (pmi.singleton)
+        pmi.fd = pmi.spawner_fd;      /* the spawner speaks the launcher's spawn wire */
     if (rc == 0 && pmi.v2)
         rc = spawn_body2(&buf, &len, &cap, count, cmds, npreput, preput_key, preput_val);
     for (int i = 0; i < count && rc == 0 && !pmi.v2; i++) {
@@ -910,6 +979,7 @@ int mp_pmi_spawn(int count, const mp_pmi_spawn_cmd *cmds, int npreput,
         rc = receive(pmi.v2 ? "spawn-response" : "spawn_result", &msg, MP_PMI_EFAIL);
     const char *job = rc == 0 && !pmi.v2 ? mp_pmi_msg_get(&msg, MP_FAILBOARD_JOBKEY) : NULL;
     snprintf(pmi.spawned_job, sizeof pmi.spawned_job, "%s", job ? job : "");
+    pmi.fd = job_fd;
     free(buf);
     pthread_mutex_unlock(&pmi.lock);
     return rc;
@@ -981,6 +1051,15 @@ int mp_pmi_finalize(void)
                 mp_pmi_line_start(&line, "finalize");
             rc = request(&line, pmi.v2 ? "finalize-response" : "finalize_ack", &msg, MP_PMI_EFAIL);
             disconnect();
+        }
+        if (pmi.spawner_fd >= 0) {    /* the jobs we spawned end as they will; then it does */
+            static const char bye[] = "cmd=finalize\n";
+            pmi.fd = pmi.spawner_fd;
+            write_all(bye, sizeof bye - 1);
+            close(pmi.spawner_fd);
+            pmi.fd = pmi.spawner_fd = -1;
+            while (waitpid(pmi.spawner_pid, NULL, 0) < 0 && errno == EINTR)
+                ;
         }
         local_clear();
         pmi.initialized = 0;

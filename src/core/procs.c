@@ -219,14 +219,15 @@ static void board_open(void)
 const char *mp_procs_job_failed(const char *job)
 {
     const char *text;
-    if (!board_tried)
+    if (!board_tried || (board == NULL && mp_pmi_is_singleton()))
         board_open();
     return board && job[0] && mp_failboard_find(board, job, &text) ? text : NULL;
 }
 
 int mp_procs_add(const char *job, int job_rank, int node)
 {
-    if (!board_tried)
+    /* a singleton gets its board at its first spawn (core/pmi.c) */
+    if (!board_tried || (board == NULL && mp_pmi_is_singleton()))
         board_open();
     board_gate = board != NULL;       /* from the first process of another job on */
     int old = mp_world.nprocs, id = old;
