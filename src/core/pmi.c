@@ -872,7 +872,7 @@ static int spawn_body2(char **buf, size_t *len, size_t *cap, int count,
 }
 
 /* A singleton spawns through a launcher of its own: MemPI's mpiexec, found next to this
- * library (<libdir>/../bin/mpiexec, by dladdr) or named by MEMPI_MPIEXEC, run once as
+ * library (<libdir>/../bin/mpiexec, by dladdr, symlinks resolved) or named by MEMPI_MPIEXEC, run once as
  * `mpiexec --serve-singleton FD BOARDFD USIZE` (tools/mpiexec/spawn.c).  It gets one end of a
  * socketpair, over which we send the same mcmd=spawn blocks as to a job's launcher, and a
  * failure board we create (a memfd, named in our store under MP_FAILBOARD_KEY as mpiexec
@@ -881,7 +881,7 @@ static int spawn_body2(char **buf, size_t *len, size_t *cap, int count,
  * EOF (MPI_Finalize) lets the spawned jobs finish, EOF alone (we died) kills them. */
 static int singleton_spawner(void)
 {
-    char exe[4096], fd_text[16], board_text[16], usize[16];
+    char exe[4096], lib[4096], fd_text[16], board_text[16], usize[16];
     Dl_info dl;
     int sv[2];
 
@@ -889,9 +889,9 @@ static int singleton_spawner(void)
         return 0;
     if (mp_cfg.mpiexec && mp_cfg.mpiexec[0])
         snprintf(exe, sizeof exe, "%s", mp_cfg.mpiexec);
-    else if (dladdr((void *)mp_pmi_spawn, &dl) && dl.dli_fname && strrchr(dl.dli_fname, '/'))
-        snprintf(exe, sizeof exe, "%.*s/../bin/mpiexec",
-                 (int)(strrchr(dl.dli_fname, '/') - dl.dli_fname), dl.dli_fname);
+    else if (dladdr((void *)mp_pmi_spawn, &dl) && dl.dli_fname &&
+             realpath(dl.dli_fname, lib) && strrchr(lib, '/'))     /* not a symlink's dir */
+        snprintf(exe, sizeof exe, "%.*s/../bin/mpiexec", (int)(strrchr(lib, '/') - lib), lib);
     else
         snprintf(exe, sizeof exe, "mpiexec (the library's own path is unknown)");
     if (access(exe, X_OK) != 0)
