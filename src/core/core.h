@@ -378,6 +378,10 @@ void mp_wait_flag(atomic_int *flag);
 void mp_idle(unsigned *spins);
 /* Like mp_idle, but may sleep on the futex: only for waits that a packet arrival ends. */
 void mp_idle_packet(unsigned *spins);
+/* Like mp_idle, but never lets go of the big lock: for a wait nested inside an operation whose
+ * state is half-way (a transport waiting for its provider in the middle of a send, a match or
+ * a packet handler).  See core/progress.c, "nested waits". */
+void mp_idle_nested(unsigned *spins);
 int  mp_wait_request(mp_request *req);   /* progress until done */
 /* Same, for a wait that already spent `spins` fruitless polls in mp_idle_spin: it goes on
  * from that point of the waiting policy instead of spinning from the start again. */

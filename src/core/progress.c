@@ -59,8 +59,18 @@
  * while nothing happens, or the thread that could complete its request (posting the matching
  * receive, say) never gets in:
  *   - yielding and sleeping release it entirely (whatever the depth) and take it back after
- *     -- except inside a poll (a transport handler waiting for its provider), whose state is
- *     half-way: there the lock stays;
+ *     -- except in a nested wait: inside a poll (a transport handler waiting for its
+ *     provider) or in mp_idle_nested (a transport waiting for its provider in the middle of a
+ *     send or a match that an entry point started).  There the state is half-way and the lock
+ *     stays.  The rule: only a wait at the top of a blocking call, where the library's state
+ *     is whole, may let go of the lock; a wait below it may not.  Letting go there lets
+ *     another thread act on the half-way state: a send whose sequence number is taken but
+ *     which is not yet in its peer's queue is overtaken by the next send to that peer (the
+ *     receiver stops: "message N+1 arrived when N was expected") or, when that send is queued
+ *     behind a full transport, the first one's queueing overwrites it (lost: a hang); and a
+ *     poll by another thread may take the completion of our RMA operation into its batch of
+ *     completions and then, inside a packet handler, wait for all RMA operations to end --
+ *     for ever, since ours is reported only when that handler returns;
  *   - a poll that finds other threads blocked on the lock (`lock_waiters`) first steps aside:
  *     it releases the lock and yields until one of them got it (`lock_grants` moved) or a
  *     bounded number of yields passed.  Without that hand-over the polling thread would
@@ -139,7 +149,8 @@ int mp_thread_multiple;
  * polling, so they need no atomics: the acquire and release of lock_owner order them. */
 static _Atomic uintptr_t lock_owner;
 static int lock_depth;                 /* the holder's nesting */
-static int polling;                    /* the holder is inside poll_all: a wait keeps the lock */
+static int polling;                    /* the holder is inside poll_all or a nested wait
+                                          (mp_idle_nested): a wait keeps the lock */
 static atomic_int lock_waiters;        /* threads in lock_contended (relaxed: a hint) */
 static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
 static atomic_uint lock_gen;           /* releases so far: the futex word of sleeping waiters */
@@ -487,6 +498,18 @@ int mp_poll_except_holding(int world)
 
 void mp_idle(unsigned *spins)
 {
+    idle(spins, 0);
+}
+
+/* A wait nested inside an operation keeps the big lock, as inside a poll (see the top). */
+void mp_idle_nested(unsigned *spins)
+{
+    if (MP_UNLIKELY(mp_thread_multiple) && held_by(self_id())) {
+        polling++;
+        idle(spins, 0);
+        polling--;
+        return;
+    }
     idle(spins, 0);
 }
 

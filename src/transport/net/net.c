@@ -256,10 +256,11 @@ int mp_net_post_recv(mp_net_buf *b)
 {
     ssize_t rc;
     unsigned spins = 0;
-    /* The provider may briefly refuse while its queues drain; the buffer must go back. */
+    /* The provider may briefly refuse while its queues drain; the buffer must go back.  A
+     * wait inside the packet handler: it keeps the big lock. */
     while ((rc = fi_recv(mp_net.ep, b->data, mp_net.buf_size, b->desc, FI_ADDR_UNSPEC,
                          &b->ctx)) == -FI_EAGAIN)
-        mp_idle(&spins);
+        mp_idle_nested(&spins);
     if (rc != 0)
         mp_fatal("network transport: posting a receive buffer failed: %s", fi_strerror((int)-rc));
     return 0;

@@ -235,13 +235,17 @@ static const mp_net_reg *find_theirs(int peer, uint64_t addr, size_t len)
     return NULL;
 }
 
-/* Polls until the operations in flight completed, without entering the protocol. */
+/* Polls until the operations in flight completed, without entering the protocol.  The wait
+ * keeps the big lock (mp_idle_nested): it runs in the middle of a send (RWDONE's write) or a
+ * match (the rendezvous read), and another thread let in here could overtake that send, or
+ * poll, take our completion into its batch and, in a packet handler, wait for its own read
+ * with ours counted in rma_pending but never reported -- a hang (core/progress.c). */
 static void rma_wait(void)
 {
     unsigned spins = 0;
     while (mp_net.rma_pending > 0) {
         if (mp_net_cq_batch(1) == 0)
-            mp_idle(&spins);
+            mp_idle_nested(&spins);
         if (mp_net.timeout > 0 && (++mp_net.polls & 63) == 0)
             mp_net_check_liveness();
     }
@@ -287,7 +291,7 @@ static int net_rma(int peer, uint64_t remote, const struct iovec *iov, int niov,
         if (rc == -FI_EAGAIN) {
             if (mp_net_cq_batch(1) == 0) {
                 unsigned spins = 0;
-                mp_idle(&spins);
+                mp_idle_nested(&spins);   /* keeps the lock: see rma_wait */
             }
             continue;
         }
