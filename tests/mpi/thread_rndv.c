@@ -93,17 +93,20 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int level;
+    CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level));
+    CHECK(level == MPI_THREAD_MULTIPLE, "MPI_Init_thread gave thread level %d", level);
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
-    pthread_t th[NT];
-    for (int t = 0; t < NT; t++)
-        CHECK(pthread_create(&th[t], NULL, run, (void *)(long)t) == 0, "pthread_create");
-    for (int t = 0; t < NT; t++)
-        pthread_join(th[t], NULL);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    /* the main thread is thread 0: it takes part like the others */
+    pthread_t helpers[NT - 1];
+    for (int t = 1; t < NT; t++)
+        CHECK(pthread_create(&helpers[t - 1], NULL, run, (void *)(long)t) == 0,
+              "pthread_create");
+    run((void *)0L);
+    for (int t = 1; t < NT; t++)
+        pthread_join(helpers[t - 1], NULL);
     int flag;
     MPI_Status st;
     CHECK_MPI(MPI_Barrier(comm));
