@@ -25,8 +25,10 @@
  *      on a wire context that no communicator ever gets (MP_CTX_DYN_BRIDGE), with a tag both
  *      roots derive from the two nonces;
  *   5. the intercommunicator is built, and a closing handshake (local gather, roots swap,
- *      local broadcast) tells every process that everyone attached: each removes its inbox's
- *      name, so nothing is left in /dev/shm.
+ *      local broadcast) tells every process that everyone attached: each closes the means of
+ *      opening its inbox (mp_conn_inbox_done, also on every error path; the inbox never has
+ *      a name in /dev/shm, see transport/shm/conn.c, so a process killed anywhere in here
+ *      leaves nothing behind).
  * Every decision (sizes, "another host", errors of the exchange) is computed from data that
  * both groups hold in full, so both reach the same verdict and neither waits for the other.
  *

@@ -213,11 +213,12 @@ void mp_shared_unmap(void *addr, size_t size);
 /* ---- channels to other jobs' processes on this host (shm/conn.c) ----------------------- */
 
 /* A connection between this process's group and a group of `nsenders` processes of another
- * job: every process creates an inbox with one slot per sender (a 0600 shared mapping whose
- * name goes to the other group), maps the inbox of each peer and sends into its own slot
- * there (mp_conn_attach, which makes process `id` reachable through a channel), and once both
- * groups attached removes its inbox's name (mp_conn_inbox_done).  Channels and inboxes are
- * unmapped at MPI_Finalize. */
+ * job: every process creates an inbox with one slot per sender (shared memory whose address
+ * goes to the other group: a memfd opened through /proc, never a name left in /dev/shm),
+ * maps the inbox of each peer and sends into its own slot there (mp_conn_attach, which makes
+ * process `id` reachable through a channel), and once both groups attached gives up the means
+ * of opening its inbox (mp_conn_inbox_done; also right on an error).  Channels and inboxes
+ * are unmapped at MPI_Finalize. */
 typedef struct mp_conn_inbox mp_conn_inbox;
 int  mp_conn_inbox_create(int nsenders, char name[MP_SHARED_NAME_MAX], mp_conn_inbox **out);
 int  mp_conn_attach(int id, mp_conn_inbox *mine, int my_slot, const char *peer_name,

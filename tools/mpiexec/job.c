@@ -302,14 +302,17 @@ static void close_outputs(mp_job *job)
     }
 }
 
-/* The library unlinks its node segment as soon as every local rank has mapped it; a rank
- * killed before that moment would leave the name behind.  The segment's name starts with
- * /mempi-<job id>-, and only this job knows the id, so remove whatever still carries it. */
-static void remove_job_segments(const mp_job *job)
+/* The library unlinks its node segment (and a window's) as soon as every local rank has
+ * mapped it; a rank killed before that moment would leave the name behind.  Such names start
+ * with /mempi-<job id>-, and only the job's launchers know the id, so remove whatever still
+ * carries it.  A launcher sweeps its own job's names and those of every job it spawned: a
+ * nested launcher that we SIGKILLed (a failure, a timeout, a singleton's death) could not
+ * sweep its own. */
+void mp_job_sweep(const char *job_id)
 {
     char prefix[64];
-    int n = snprintf(prefix, sizeof prefix, "mempi-%s-", job->job_id);
-    if (job->job_id[0] == '\0' || n <= 0 || (size_t)n >= sizeof prefix)
+    int n = snprintf(prefix, sizeof prefix, "mempi-%s-", job_id);
+    if (job_id[0] == '\0' || n <= 0 || (size_t)n >= sizeof prefix)
         return;
     DIR *d = opendir("/dev/shm");
     if (d == NULL)
@@ -386,7 +389,8 @@ int mp_job_run(mp_job *job)
             break;
     }
     close_outputs(job);
-    remove_job_segments(job);
+    mp_job_sweep(job->job_id);
+    mp_spawn_sweep(job);
     remove_job_names(job);
     free(pfd);
     free(w);

@@ -141,6 +141,8 @@ double mp_now(void);
 void mp_job_fail(mp_job *job, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void mp_job_spoke_pmi(mp_job *job, mp_rank *r);   /* r's first PMI command */
 int mp_job_run(mp_job *job);
+/* Removes what is left in /dev/shm under the job id's names (/mempi-<job_id>-*). */
+void mp_job_sweep(const char *job_id);
 
 /* ---- launch.c ---- */
 int mp_launch_ranks(mp_job *job);
@@ -167,6 +169,7 @@ int mp_spawn_line(mp_job *job, int conn, const char *line, size_t len);
 /* 1 if pid was a spawned job's launcher (its end is judged here), else 0. */
 int mp_spawn_reaped(mp_job *job, pid_t pid, int status);
 void mp_spawn_signal(mp_job *job, int sig);
+void mp_spawn_sweep(const mp_job *job);   /* mp_job_sweep of every job we spawned */
 /* --serve-singleton: serve one singleton's spawn requests until it closes the connection and
  * every job it spawned ended; the exit status. */
 int mp_spawn_serve(mp_options *opt);

@@ -415,6 +415,12 @@ int mp_failboard_setup(mp_job *job)
     return 0;
 }
 
+void mp_spawn_sweep(const mp_job *job)
+{
+    for (int i = 0; i < job->nspawned; i++)
+        mp_job_sweep(job->spawned[i].job_id);
+}
+
 void mp_spawn_signal(mp_job *job, int sig)
 {
     for (int i = 0; i < job->nspawned; i++)
@@ -495,5 +501,6 @@ int mp_spawn_serve(mp_options *opt)
             memmove(conn.in, start, conn.in_len);
         }
     }
+    mp_spawn_sweep(&job);
     return 0;
 }

@@ -7,15 +7,30 @@
  * the ring protocol of shm.h, and a pool of chunks owned by the sender for payloads that do
  * not fit a cell), but held in the *receiver's inbox*:
  *
- *   - for each connection, every process creates one inbox (mp_conn_inbox_create), a shared
- *     mapping created 0600 with O_EXCL under an unpredictable name ("/mempi-<job>-<random>",
- *     the node segment's naming, so mpiexec's sweep of its job's names covers it), with one
+ *   - for each connection, every process creates one inbox (mp_conn_inbox_create) with one
  *     slot per process of the other group: a ring and that sender's chunk pool;
- *   - the two groups swap their inbox names (and which slot is whose), every process maps the
- *     inbox of each peer on its host and sends into its slot there (mp_conn_attach);
+ *   - the two groups swap their inboxes' addresses (and which slot is whose), every process
+ *     maps the inbox of each peer on its host and sends into its slot there (mp_conn_attach);
  *   - once every process of both groups attached (the connection's closing handshake), each
- *     removes its inbox's name (mp_conn_inbox_done): from then on only the mappings keep it,
- *     so nothing is left in /dev/shm whatever happens to the processes.
+ *     gives up its means of opening its inbox (mp_conn_inbox_done): from then on only the
+ *     mappings keep it.
+ *
+ * Who removes an inbox, and when.  An inbox never has a name in /dev/shm: it is a memfd
+ * (anonymous shared memory) that only its owner holds a descriptor of, and its address is
+ * "/proc/<pid>/fd/<fd>#<128 random bits>" -- a peer opens the owner's descriptor through
+ * /proc (same user, same host: the host identity includes the mount namespace, so both see
+ * one /proc), then checks the random bits, which the owner also wrote into the inbox's
+ * header (a recycled pid or descriptor can never pass for it).  The owner closes that
+ * descriptor at the closing handshake, on any error of the connection, at MPI_Finalize, or
+ * by dying, whichever comes first; the kernel frees the memory when the last mapping goes.
+ * So nothing of a connection can outlive its processes in /dev/shm, however a process ends
+ * (killed in the middle of MPI_Comm_spawn/connect, under a launcher that sweeps nothing):
+ * a named inbox would live on until someone unlinked it, and its owner's launcher may be
+ * killed too (a parent's launcher SIGKILLs a spawned job's) or may not be MemPI's (Hydra,
+ * Slurm).  Only where memfds do not exist does an inbox get a name ("/mempi-<job>-<random>",
+ * created 0600 with O_EXCL, the node segment's naming, so mpiexec's sweep of its job's names
+ * covers a kill): its owner unlinks it at the same moments.
+ *
  * Geometry is fixed here (not MEMPI_SHM_*: the two jobs may be configured differently), and
  * stored in the inbox header, which the sender checks.
  *
@@ -45,13 +60,17 @@
 #define CONN_SLOT   ((size_t)CONN_CELLS * MP_CELL_SIZE + (size_t)CONN_CHUNKS * CONN_STRIDE)
 #define CONN_HDR    4096u
 
+#define CONN_TOKEN  16u                    /* random bytes that identify an inbox */
+
 typedef struct inbox_hdr {
     uint64_t magic;
     uint32_t nslots, cells, chunks, chunk;
+    unsigned char token[CONN_TOKEN];  /* a memfd inbox's: also in its address */
 } inbox_hdr;
 
 struct mp_conn_inbox {
-    char name[MP_SHARED_NAME_MAX];    /* "" once unlinked */
+    int fd;                           /* the memfd while peers may open it, else -1 */
+    char name[MP_SHARED_NAME_MAX];    /* a named inbox's name, "" once unlinked */
     void *base;
     size_t size;
     int nslots;
@@ -89,22 +108,62 @@ static mp_chunk *chunk_at(char *pool, uint32_t index)
     return (mp_chunk *)(pool + (size_t)index * CONN_STRIDE);
 }
 
+/* A memfd inbox of `size` bytes, mapped, and its address (see the top); -1 (errno set) if
+ * this system has no memfds or /proc. */
+static int memfd_inbox(size_t size, char name[MP_SHARED_NAME_MAX], void **base,
+                       unsigned char token[CONN_TOKEN])
+{
+    char self[32];
+    ssize_t n = readlink("/proc/self", self, sizeof self - 1);   /* our pid as /proc sees it */
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    if (mp_random_bytes(token, CONN_TOKEN) != 0) {
+        errno = EIO;
+        return -1;
+    }
+    int fd = memfd_create("mempi-conn", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)size) == 0)
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    int len = snprintf(name, MP_SHARED_NAME_MAX, "/proc/%s/fd/%d#", self, fd);
+    for (unsigned i = 0; i < CONN_TOKEN && len > 0 && len + 3 < MP_SHARED_NAME_MAX; i++)
+        len += snprintf(name + len, MP_SHARED_NAME_MAX - (size_t)len, "%02x", token[i]);
+    *base = p;
+    return fd;
+}
+
 int mp_conn_inbox_create(int nsenders, char name[MP_SHARED_NAME_MAX], mp_conn_inbox **out)
 {
     *out = NULL;
     size_t size = CONN_HDR + (size_t)(nsenders > 0 ? nsenders : 1) * CONN_SLOT;
     void *base;
-    int err = mp_shared_create(size, name, &base);
-    if (err)
-        return err;
+    unsigned char token[CONN_TOKEN] = { 0 };
+    int fd = memfd_inbox(size, name, &base, token);
+    if (fd < 0) {                     /* no memfds: a named inbox */
+        int err = mp_shared_create(size, name, &base);
+        if (err)
+            return err;
+    }
     inbox_hdr *h = base;
     h->magic = CONN_MAGIC;
     h->nslots = (uint32_t)nsenders;
     h->cells = CONN_CELLS;
     h->chunks = CONN_CHUNKS;
     h->chunk = CONN_CHUNK;
+    memcpy(h->token, token, CONN_TOKEN);
     mp_conn_inbox *in = mp_calloc(1, sizeof *in);
-    snprintf(in->name, sizeof in->name, "%s", name);
+    in->fd = fd;
+    if (fd < 0)
+        snprintf(in->name, sizeof in->name, "%s", name);
     in->base = base;
     in->size = size;
     in->nslots = nsenders;
@@ -116,10 +175,42 @@ int mp_conn_inbox_create(int nsenders, char name[MP_SHARED_NAME_MAX], mp_conn_in
 
 void mp_conn_inbox_done(mp_conn_inbox *in)
 {
+    if (in && in->fd >= 0) {
+        close(in->fd);
+        in->fd = -1;
+    }
     if (in && in->name[0]) {
         mp_shared_unlink(in->name);
         in->name[0] = '\0';
     }
+}
+
+/* Opens a peer's inbox by its address: a memfd's /proc path (checked against the token that
+ * follows it) or a name in /dev/shm.  Returns a descriptor, or -1 with errno set. */
+static int open_inbox(const char *address, unsigned char token[CONN_TOKEN], int *has_token)
+{
+    *has_token = 0;
+    const char *hash = strchr(address, '#');
+    if (strncmp(address, "/proc/", 6) != 0 || hash == NULL)
+        return shm_open(address, O_RDWR, 0);
+    char path[MP_SHARED_NAME_MAX];
+    size_t n = (size_t)(hash - address);
+    if (n >= sizeof path || strlen(hash + 1) != 2 * CONN_TOKEN) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(path, address, n);
+    path[n] = '\0';
+    for (unsigned i = 0; i < CONN_TOKEN; i++) {
+        unsigned v;
+        if (sscanf(hash + 1 + 2 * i, "%2x", &v) != 1) {
+            errno = EINVAL;
+            return -1;
+        }
+        token[i] = (unsigned char)v;
+    }
+    *has_token = 1;
+    return open(path, O_RDWR | O_CLOEXEC);
 }
 
 static chan *chan_of(int id)
@@ -201,7 +292,9 @@ int mp_conn_attach(int id, mp_conn_inbox *mine, int my_slot, const char *peer_na
 {
     if (my_slot < 0 || my_slot >= mine->nslots)
         return mp_error_code(MPI_ERR_INTERN, "connection slot %d of %d", my_slot, mine->nslots);
-    int fd = shm_open(peer_name, O_RDWR, 0);
+    unsigned char token[CONN_TOKEN];
+    int has_token;
+    int fd = open_inbox(peer_name, token, &has_token);
     if (fd < 0)
         return mp_error_code(MPI_ERR_OTHER, "cannot open the connection segment %s of process "
                              "%d: %s", peer_name, id, strerror(errno));
@@ -214,11 +307,12 @@ int mp_conn_attach(int id, mp_conn_inbox *mine, int my_slot, const char *peer_na
         return mp_error_code(MPI_ERR_OTHER, "cannot map the connection segment %s", peer_name);
     const inbox_hdr *h = p;
     if (h->magic != CONN_MAGIC || h->cells != CONN_CELLS || h->chunks != CONN_CHUNKS ||
-        h->chunk != CONN_CHUNK || peer_slot < 0 || (uint32_t)peer_slot >= h->nslots ||
+        h->chunk != CONN_CHUNK || (has_token && memcmp(h->token, token, CONN_TOKEN) != 0) ||
+        peer_slot < 0 || (uint32_t)peer_slot >= h->nslots ||
         CONN_HDR + (size_t)h->nslots * CONN_SLOT > (size_t)st.st_size) {
         munmap(p, (size_t)st.st_size);
-        return mp_error_code(MPI_ERR_OTHER, "connection segment %s is not one of this MemPI "
-                             "version's", peer_name);
+        return mp_error_code(MPI_ERR_OTHER, "connection segment %s is not the inbox process %d "
+                             "announced, or not one of this MemPI version's", peer_name, id);
     }
     conn.chans = mp_realloc(conn.chans, sizeof(chan) * (size_t)(conn.n + 1));
     chan *c = &conn.chans[conn.n];
