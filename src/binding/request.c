@@ -147,9 +147,15 @@ static void empty_status(MPI_Status *st)
         mp_status_empty(st);
 }
 
-static void wait_done(mp_request *r)
+/* Waits for r; `offer`: this rank may help a peer's large copy meanwhile (pt2pt.h,
+ * mp_wait_may_offer). */
+static void wait_done(mp_request *r, int offer)
 {
     unsigned spins = 0;
+    if (req_done(r))
+        return;
+    if (offer)
+        mp_wait_offer(1);
     /* A generalized request is completed by user code, not by a packet: never sleep for it. */
     while (!req_done(r))
         if (mp_progress() == 0) {
@@ -158,6 +164,8 @@ static void wait_done(mp_request *r)
             else
                 mp_idle_packet(&spins);
         }
+    if (offer)
+        mp_wait_offer(0);
 }
 
 /* Waits for (flag NULL) or tests one request. */
@@ -175,7 +183,7 @@ static inline int complete_one(const char *F, MPI_Request *request, int *flag,
         return MPI_SUCCESS;
     }
     if (!flag) {
-        wait_done(r);
+        wait_done(r, mp_wait_may_offer(r->kind == MP_REQ_SEND, r->kind == MP_REQ_RECV));
     } else {
         if (!req_done(r))
             mp_progress();
@@ -234,10 +242,20 @@ int mp_do_waitall(const char *F, int count, MPI_Request reqs[], MPI_Status statu
     int err = check_array(F, count, reqs);
     if (err)
         return err;
+    int nsends = 0, nrecvs = 0, others = 0;
+    for (int i = 0; i < count; i++) {
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        if (r && !req_done(r)) {
+            nsends += r->kind == MP_REQ_SEND;
+            nrecvs += r->kind == MP_REQ_RECV;
+            others += r->kind != MP_REQ_SEND && r->kind != MP_REQ_RECV;
+        }
+    }
+    int offer = !others && mp_wait_may_offer(nsends, nrecvs);
     for (int i = 0; i < count; i++) {
         mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
         if (r)
-            wait_done(r);
+            wait_done(r, offer);
     }
     return finish_list(F, count, reqs, NULL, statuses);
 }

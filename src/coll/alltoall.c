@@ -8,18 +8,18 @@
  *             into one message), and a final rotation puts them in place.  Works on packed
  *             bytes because the send and receive types differ.
  *   linear    every receive and send posted at once (small n, or v/w variants).
+ *   shm       blocking calls on one node (coll/shm.c): one publication of where every block
+ *             is, then each rank pulls its blocks by single copy in a permuted order.
  * MPI_IN_PLACE: the receive buffer is first copied (packed) to scratch and used as the
  * send buffer, so every algorithm works unchanged.  The v and w variants are one code path:
  * alltoallv turns its element displacements into byte displacements and per-peer types.
  */
 #include "coll/coll_impl.h"
+#include <stdlib.h>
 #include <string.h>
 
-/* One description of "block for/from peer i": address and (count, type). */
-typedef struct a2a {
-    const char *sbase; const MPI_Aint *sc, *sd; mp_datatype *const *st;
-    char *rbase; const MPI_Aint *rc, *rd; mp_datatype *const *rt;
-} a2a;
+/* One description of "block for/from peer i": address and (count, type) (coll_impl.h). */
+typedef mp_a2a_args a2a;
 
 static void pair_step(mp_sched *s, const a2a *x, int to, int from)
 {
@@ -110,6 +110,8 @@ static int build_alltoallw(mp_sched *s, mp_comm *comm, int coll, a2a *x, size_t 
         in_place_source(s, comm, x);
     mp_coll_args a = { avg_bytes, 0, 1 };
     int alg = mp_coll_select(coll, comm, &a);
+    if (alg == MP_ALLTOALLV_SHM)      /* forced, but not possible for this call */
+        alg = MP_ALLTOALLV_LINEAR;
     mp_coll_ran(comm, coll, alg);
     if (alg == MP_ALLTOALLV_LINEAR)
         build_linear(s, comm, x);
@@ -118,14 +120,13 @@ static int build_alltoallw(mp_sched *s, mp_comm *comm, int coll, a2a *x, size_t 
     return MPI_SUCCESS;
 }
 
-/* Expands regular or v arguments to the w form (byte displacements, a type per peer). */
-static a2a expand(mp_sched *s, int n, const void *sbuf, const MPI_Aint *scounts,
-                  const MPI_Aint *sdispls, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
-                  const MPI_Aint *rcounts, const MPI_Aint *rdispls, MPI_Aint rcount,
-                  mp_datatype *rdt)
+/* Expands regular or v arguments to the w form (byte displacements, a type per peer) in v
+ * (4n entries) and t (2n). */
+static a2a expand_into(MPI_Aint *v, mp_datatype **t, int n, const void *sbuf,
+                       const MPI_Aint *scounts, const MPI_Aint *sdispls, MPI_Aint scount,
+                       mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
+                       const MPI_Aint *rdispls, MPI_Aint rcount, mp_datatype *rdt)
 {
-    MPI_Aint *v = mp_sched_alloc(s, 4 * (size_t)n * sizeof(MPI_Aint));
-    mp_datatype **t = mp_sched_alloc(s, 2 * (size_t)n * sizeof(mp_datatype *));
     for (int i = 0; i < n; i++) {
         if (sbuf != MPI_IN_PLACE) {
             v[i] = scounts ? scounts[i] : scount;
@@ -140,6 +141,48 @@ static a2a expand(mp_sched *s, int n, const void *sbuf, const MPI_Aint *scounts,
     return x;
 }
 
+static a2a expand(mp_sched *s, int n, const void *sbuf, const MPI_Aint *scounts,
+                  const MPI_Aint *sdispls, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                  const MPI_Aint *rcounts, const MPI_Aint *rdispls, MPI_Aint rcount,
+                  mp_datatype *rdt)
+{
+    MPI_Aint *v = mp_sched_alloc(s, 4 * (size_t)n * sizeof(MPI_Aint));
+    mp_datatype **t = mp_sched_alloc(s, 2 * (size_t)n * sizeof(mp_datatype *));
+    return expand_into(v, t, n, sbuf, scounts, sdispls, scount, sdt, rbuf, rcounts, rdispls,
+                       rcount, rdt);
+}
+
+/* A blocking call on an intracommunicator for which the rule picks the shm algorithm
+ * (coll/shm.c: one node, single copy); reports it as the one that runs. */
+static int shm_picked(int coll, mp_comm *comm, size_t bytes, mp_request **req)
+{
+    if (req || comm->is_inter || comm->size < 2)
+        return 0;
+    mp_coll_args a = { bytes, 0, 1, 1, 0 };
+    int shm = coll == MP_COLL_ALLTOALL ? MP_ALLTOALL_SHM : MP_ALLTOALLV_SHM;
+    if (mp_coll_select(coll, comm, &a) != shm || !mp_coll_shm_alltoall_fits(comm))
+        return 0;
+    mp_coll_ran(comm, coll, shm);
+    return 1;
+}
+
+/* Regular or v arguments through the shm algorithm. */
+static int run_shm(mp_comm *comm, const void *sbuf, const MPI_Aint *scounts,
+                   const MPI_Aint *sdispls, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
+                   const MPI_Aint *rcounts, const MPI_Aint *rdispls, MPI_Aint rcount,
+                   mp_datatype *rdt)
+{
+    int n = comm->size;
+    MPI_Aint *v = mp_malloc(4 * (size_t)n * sizeof(MPI_Aint));
+    mp_datatype **t = mp_malloc(2 * (size_t)n * sizeof(mp_datatype *));
+    a2a x = expand_into(v, t, n, sbuf, scounts, sdispls, scount, sdt, rbuf, rcounts, rdispls,
+                        rcount, rdt);
+    int err = mp_coll_shm_alltoall(&x, comm);
+    free(v);
+    free(t);
+    return err;
+}
+
 static int build_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint scount,
                           mp_datatype *sdt, void *rbuf, MPI_Aint rcount, mp_datatype *rdt)
 {
@@ -151,8 +194,8 @@ static int build_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint
         return MPI_SUCCESS;
     mp_coll_args a = { bytes, 0, 1 };
     int alg = mp_coll_select(MP_COLL_ALLTOALL, comm, &a);
-    if (alg == MP_ALLTOALL_BRUCK && sbuf == MPI_IN_PLACE)
-        alg = MP_ALLTOALL_PAIRWISE;
+    if ((alg == MP_ALLTOALL_BRUCK && sbuf == MPI_IN_PLACE) || alg == MP_ALLTOALL_SHM)
+        alg = MP_ALLTOALL_PAIRWISE;   /* shm: forced, but not possible for this call */
     mp_coll_ran(comm, MP_COLL_ALLTOALL, alg);
     if (alg == MP_ALLTOALL_BRUCK) {
         build_bruck(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt);
@@ -171,6 +214,9 @@ static int build_alltoall(mp_sched *s, mp_comm *comm, const void *sbuf, MPI_Aint
 int mp_ialltoall(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, void *rbuf,
                  MPI_Aint rcount, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
+    size_t bytes = mp_datatype_bytes(rdt, rcount);
+    if (bytes && shm_picked(MP_COLL_ALLTOALL, comm, bytes, req))
+        return run_shm(comm, sbuf, NULL, NULL, scount, sdt, rbuf, NULL, NULL, rcount, rdt);
     mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     return mp_coll_finish(s, build_alltoall(s, comm, sbuf, scount, sdt, rbuf, rcount, rdt), req);
 }
@@ -179,6 +225,8 @@ int mp_ialltoallv(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdi
                   mp_datatype *sdt, void *rbuf, const MPI_Aint *rcounts,
                   const MPI_Aint *rdispls, mp_datatype *rdt, mp_comm *comm, mp_request **req)
 {
+    if (shm_picked(MP_COLL_ALLTOALLV, comm, 0, req))
+        return run_shm(comm, sbuf, scounts, sdispls, 0, sdt, rbuf, rcounts, rdispls, 0, rdt);
     mp_sched *s = mp_sched_for(comm, req, sdt, rdt, MPI_OP_NULL);
     if (comm->is_inter)
         return mp_coll_finish(s, mp_build_inter_alltoallv(s, comm, sbuf, scounts, sdispls, sdt,
@@ -197,6 +245,10 @@ int mp_ialltoallw(const void *sbuf, const MPI_Aint *scounts, const MPI_Aint *sdi
                   const MPI_Aint *rdispls, mp_datatype *const *rdts, mp_comm *comm,
                   mp_request **req)
 {
+    if (shm_picked(MP_COLL_ALLTOALLW, comm, 0, req)) {
+        a2a x = { sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts };
+        return mp_coll_shm_alltoall(&x, comm);
+    }
     mp_sched *s = mp_sched_new(comm);
     int n = comm->is_inter ? comm->remote_size : comm->size;
     /* copy the arrays: a nonblocking call may outlive them */

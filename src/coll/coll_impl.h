@@ -155,8 +155,8 @@ enum { MP_ALLGATHER_RING, MP_ALLGATHER_RECURSIVE_DOUBLING, MP_ALLGATHER_BRUCK,
 enum { MP_ALLGATHERV_RING, MP_ALLGATHERV_GATHERV_BCAST, MP_ALLGATHERV_BTREE4STAR };
 enum { MP_GATHER_BINOMIAL, MP_GATHER_LINEAR };
 enum { MP_SCATTER_BINOMIAL, MP_SCATTER_LINEAR };
-enum { MP_ALLTOALL_PAIRWISE, MP_ALLTOALL_BRUCK, MP_ALLTOALL_LINEAR };
-enum { MP_ALLTOALLV_PAIRWISE, MP_ALLTOALLV_LINEAR };
+enum { MP_ALLTOALL_PAIRWISE, MP_ALLTOALL_BRUCK, MP_ALLTOALL_LINEAR, MP_ALLTOALL_SHM };
+enum { MP_ALLTOALLV_PAIRWISE, MP_ALLTOALLV_LINEAR, MP_ALLTOALLV_SHM };
 enum { MP_REDUCE_SCATTER_REDUCE_SCATTERV, MP_REDUCE_SCATTER_PAIRWISE };
 enum { MP_SCAN_RECURSIVE_DOUBLING, MP_SCAN_LINEAR };
 
@@ -170,6 +170,15 @@ int mp_coll_shm_call_ok(mp_comm *comm, const mp_coll_args *a, int reduction);
  * mp_coll_shm_usable() holds; reductions need mp_coll_shm_reduce_fits(dt).
  * ------------------------------------------------------------------------------------------- */
 struct mp_shm_comm;
+/* An all-to-all in the w form: block i of the send buffer is (sc[i], st[i]) at sbase + sd[i]
+ * (bytes; sbase may be MPI_IN_PLACE), the block from rank i goes to (rc[i], rt[i]) at
+ * rbase + rd[i] (alltoall.c turns every variant into this). */
+typedef struct mp_a2a_args {
+    const char *sbase; const MPI_Aint *sc, *sd; mp_datatype *const *st;
+    char *rbase; const MPI_Aint *rc, *rd; mp_datatype *const *rt;
+} mp_a2a_args;
+int    mp_coll_shm_alltoall_fits(mp_comm *comm);   /* single copy, a table entry per rank fits */
+int    mp_coll_shm_alltoall(const mp_a2a_args *x, mp_comm *comm);
 int    mp_coll_shm_usable(mp_comm *comm);
 int    mp_coll_shm_reduce_fits(const mp_datatype *dt);
 size_t mp_coll_shm_cell_capacity(void);

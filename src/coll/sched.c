@@ -362,7 +362,7 @@ static int advance(mp_sched *s)
 static void finish_reqs_blocking(mp_sched *s)
 {
     for (int i = 0; i < s->nreqs; i++)
-        note_error(s, mp_wait(s->reqs[i], MPI_STATUS_IGNORE));
+        note_error(s, mp_wait_exchange(s->reqs[i], MPI_STATUS_IGNORE));
     s->nreqs = 0;
 }
 
@@ -386,7 +386,7 @@ static int phase_done(mp_sched *s)
     int j = 0;
     for (int i = 0; i < s->nreqs; i++) {
         if (mp_request_is_done(s->reqs[i]))
-            note_error(s, mp_wait(s->reqs[i], MPI_STATUS_IGNORE));
+            note_error(s, mp_wait_exchange(s->reqs[i], MPI_STATUS_IGNORE));
         else
             s->reqs[j++] = s->reqs[i];
     }

@@ -52,8 +52,8 @@ static const char *const allgatherv_algs[] = { "auto", "ring", "gatherv_bcast", 
 static const char *const gather_algs[] = { "auto", "binomial", "linear", NULL };
 static const char *const scatter_algs[] = { "auto", "binomial", "linear", NULL };
 static const char *const linear_only[] = { "auto", "linear", NULL };   /* gatherv, scatterv */
-static const char *const alltoall_algs[] = { "auto", "pairwise", "bruck", "linear", NULL };
-static const char *const alltoallv_algs[] = { "auto", "pairwise", "linear", NULL };
+static const char *const alltoall_algs[] = { "auto", "pairwise", "bruck", "linear", "shm", NULL };
+static const char *const alltoallv_algs[] = { "auto", "pairwise", "linear", "shm", NULL };
 static const char *const reduce_scatter_algs[] = { "auto", "reduce_scatterv", "pairwise", NULL };
 static const char *const scan_algs[] = { "auto", "recursive_doubling", "linear", NULL };
 
@@ -152,8 +152,20 @@ static int rule_scatter(mp_comm *c, const mp_coll_args *a)
     return a->bytes <= 4096 ? MP_SCATTER_BINOMIAL : MP_SCATTER_LINEAR;
 }
 
+/* All-to-all through the shared segment on one node: blocks above SHM_ALLTOALL_MIN (the
+ * smaller ones keep the packet algorithms, which move them in the eager packets); alltoallv
+ * and alltoallw at every size, since their ranks cannot agree on a size without talking (shm.c
+ * moves small blocks inline in its one publication). */
+#define SHM_ALLTOALL_MIN ((size_t)32768)
+static int shm_alltoall(mp_comm *c, const mp_coll_args *a)
+{
+    return shm_default(c, a, 0, SIZE_MAX) && mp_coll_shm_alltoall_fits(c);
+}
+
 static int rule_alltoall(mp_comm *c, const mp_coll_args *a)
 {
+    if (a->bytes > SHM_ALLTOALL_MIN && shm_alltoall(c, a))
+        return MP_ALLTOALL_SHM;
     if (a->bytes <= 256 && c->size >= 8)
         return MP_ALLTOALL_BRUCK;
     if (a->bytes <= 32768 && c->size <= 8)
@@ -163,6 +175,8 @@ static int rule_alltoall(mp_comm *c, const mp_coll_args *a)
 
 static int rule_alltoallv(mp_comm *c, const mp_coll_args *a)
 {
+    if (shm_alltoall(c, a))
+        return MP_ALLTOALLV_SHM;
     return c->size <= 8 ? MP_ALLTOALLV_LINEAR : MP_ALLTOALLV_PAIRWISE;
 }
 
@@ -191,9 +205,9 @@ static coll_entry table[MP_COLL_NCOLL] = {
     [MP_COLL_GATHERV]   = { "gatherv",   linear_only,    rule_linear,    NO_SHM },
     [MP_COLL_SCATTER]   = { "scatter",   scatter_algs,   rule_scatter,   NO_SHM },
     [MP_COLL_SCATTERV]  = { "scatterv",  linear_only,    rule_linear,    NO_SHM },
-    [MP_COLL_ALLTOALL]  = { "alltoall",  alltoall_algs,  rule_alltoall,  NO_SHM },
-    [MP_COLL_ALLTOALLV] = { "alltoallv", alltoallv_algs, rule_alltoallv, NO_SHM },
-    [MP_COLL_ALLTOALLW] = { "alltoallw", alltoallv_algs, rule_alltoallv, NO_SHM },
+    [MP_COLL_ALLTOALL]  = { "alltoall",  alltoall_algs,  rule_alltoall,  -1, MP_ALLTOALL_SHM, 0 },
+    [MP_COLL_ALLTOALLV] = { "alltoallv", alltoallv_algs, rule_alltoallv, -1, MP_ALLTOALLV_SHM, 0 },
+    [MP_COLL_ALLTOALLW] = { "alltoallw", alltoallv_algs, rule_alltoallv, -1, MP_ALLTOALLV_SHM, 0 },
     [MP_COLL_REDUCE_SCATTER] = { "reduce_scatter", reduce_scatter_algs, rule_reduce_scatter, NO_SHM },
     [MP_COLL_REDUCE_SCATTER_BLOCK] = { "reduce_scatter_block", reduce_scatter_algs,
                                        rule_reduce_scatter, NO_SHM },

@@ -1,5 +1,5 @@
 /* shm.c -- intra-node collectives through the shared segment: barrier, bcast, reduce,
- * allreduce, allgather ("shm" algorithm of each).  MemPI, BSD-3-Clause (see LICENSE).
+ * allreduce, allgather, alltoall(v,w) ("shm" algorithm of each).  MemPI, BSD-3-Clause (see LICENSE).
  *
  * Inside one host the ranks map one segment, and the transport gives every local rank a slot
  * there (mp_shm_coll_slot).  These algorithms skip messages altogether: a rank copies its
@@ -475,11 +475,11 @@ static int pull(const shm_view *v, int r, uint64_t addr, void *dst, size_t len)
     return host_tp()->read(v->comm->world[peer], addr, &iov, 1);
 }
 
-/* Pulls the packed stream of comm rank r (at addr) into (buf, count, dt). */
-static int pull_typed(const shm_view *comm, int r, uint64_t addr, void *buf, MPI_Aint count,
-                      mp_datatype *dt)
+/* Pulls the first len bytes of the packed stream of member r (at addr) into (buf, count,
+ * dt); len is at most the type's size. */
+static int pull_bytes(const shm_view *comm, int r, uint64_t addr, void *buf, MPI_Aint count,
+                      mp_datatype *dt, size_t len)
 {
-    size_t len = mp_datatype_bytes(dt, count);
     char *dst = contig_range(buf, count, dt);
     if (dst)
         return pull(comm, r, addr, dst, len);
@@ -489,6 +489,13 @@ static int pull_typed(const shm_view *comm, int r, uint64_t addr, void *buf, MPI
         mp_unpack(buf, count, dt, 0, tmp, len);
     free(tmp);
     return err;
+}
+
+/* Pulls the packed stream of member r (at addr) into (buf, count, dt). */
+static int pull_typed(const shm_view *comm, int r, uint64_t addr, void *buf, MPI_Aint count,
+                      mp_datatype *dt)
+{
+    return pull_bytes(comm, r, addr, buf, count, dt, mp_datatype_bytes(dt, count));
 }
 
 /* The packed stream of (buf, count, dt): the buffer itself when contiguous, else a packed
@@ -721,6 +728,112 @@ int mp_coll_shm_allgather(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, v
         }
     }
     return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* All-to-all (regular, v and w, in the w form: byte displacements, a type per peer).  One    */
+/* publication per call: a table with an entry per member giving the length of the block for */
+/* it and where it is -- inline in the cell after the table (blocks up to A2A_INLINE_MAX     */
+/* while the cell has room), or the address of a packed stream (the send buffer itself when  */
+/* the block is contiguous, else one packed copy) that the member pulls with one             */
+/* process_vm_readv.  Each member then copies its own block (while the others may already    */
+/* pull from it) and fetches the other n-1 in the order me-1, me-2, ...: in every round the  */
+/* sources form a permutation, so no two readers pull from one rank at once.  It leaves when */
+/* its readers are done with its buffers.  Unlike the pairwise schedule nobody waits for a   */
+/* partner between blocks, and no packet is matched.  MPI_IN_PLACE packs every block first,  */
+/* since the rank's own fetches overwrite the receive buffer the others would read.          */
+/* ------------------------------------------------------------------------------------------ */
+#define A2A_INLINE_MAX ((size_t)4096)
+
+enum { A2A_INLINE, A2A_ADDR, A2A_PACK };
+typedef struct a2a_entry {
+    uint64_t len;                     /* bytes of the block for this member */
+    uint64_t where;                   /* A2A_INLINE: offset in the cell; A2A_ADDR: address */
+    uint64_t kind;                    /* A2A_INLINE or A2A_ADDR (A2A_PACK while building) */
+} a2a_entry;
+
+int mp_coll_shm_alltoall_fits(mp_comm *comm)
+{
+    return host_tp()->single_copy && host_tp()->read &&
+           (size_t)comm->size * sizeof(a2a_entry) <= mp_coll_shm_cell_capacity();
+}
+
+/* Fills my table in `cell` (cap bytes); returns the packed copy the A2A_ADDR entries may point
+ * into (to free after the readers are done), or NULL. */
+static char *a2a_table(const shm_view *v, const mp_a2a_args *x, int in_place, char *cell,
+                       size_t cap)
+{
+    int n = v->size;
+    a2a_entry *e = (a2a_entry *)cell;
+    const char *base = in_place ? x->rbase : x->sbase;
+    const MPI_Aint *c = in_place ? x->rc : x->sc, *d = in_place ? x->rd : x->sd;
+    mp_datatype *const *t = in_place ? x->rt : x->st;
+    size_t at = (size_t)n * sizeof *e, packed = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len = i == v->me ? 0 : mp_datatype_bytes(t[i], c[i]);
+        e[i].len = len;
+        if (len <= A2A_INLINE_MAX && len <= cap - at) {
+            e[i].kind = A2A_INLINE;
+            e[i].where = at;
+            mp_pack(base + d[i], c[i], t[i], 0, cell + at, len);
+            at += len;
+        } else if (!in_place && t[i]->is_contig) {
+            e[i].kind = A2A_ADDR;
+            e[i].where = (uint64_t)(uintptr_t)(base + d[i] + t[i]->true_lb);
+        } else {
+            e[i].kind = A2A_PACK;
+            e[i].where = packed;
+            packed += len;
+        }
+    }
+    if (packed == 0)
+        return NULL;
+    char *tmp = mp_malloc(packed);
+    for (int i = 0; i < n; i++) {
+        if (e[i].kind != A2A_PACK)
+            continue;
+        mp_pack(base + d[i], c[i], t[i], 0, tmp + e[i].where, e[i].len);
+        e[i].where += (uint64_t)(uintptr_t)tmp;
+        e[i].kind = A2A_ADDR;
+    }
+    return tmp;
+}
+
+int mp_coll_shm_alltoall(const mp_a2a_args *x, mp_comm *comm)
+{
+    shm_view *v;
+    int err = view_all(comm, &v);
+    if (err != MPI_SUCCESS)
+        return err;
+    int n = v->size, me = v->me, in_place = x->sbase == MPI_IN_PLACE;
+    size_t cap = mp_coll_shm_cell_capacity();
+    uint32_t step = next_step(v, cap);
+    shm_cell *mine = cell_of(v, me, step);
+    char *tmp = a2a_table(v, x, in_place, publish_begin(v, mine), cap);
+    publish_end(v, step, (unsigned)n - 1);
+    if (!in_place)
+        err = mp_datatype_copy(x->sbase + x->sd[me], x->sc[me], x->st[me], x->rbase + x->rd[me],
+                               x->rc[me], x->rt[me]);
+    for (int k = 1; k < n; k++) {
+        int r = (me - k + n) % n, e = MPI_SUCCESS;
+        char *cell = read_begin(v, r, step);
+        const a2a_entry *en = (const a2a_entry *)cell + me;
+        void *dst = x->rbase + x->rd[r];
+        size_t want = mp_datatype_bytes(x->rt[r], x->rc[r]);
+        size_t sent = en->len, len = min_size(sent, want);
+        if (en->kind == A2A_INLINE)
+            mp_unpack(dst, x->rc[r], x->rt[r], 0, cell + en->where, len);
+        else if (len)
+            e = pull_bytes(v, r, en->where, dst, x->rc[r], x->rt[r], len);
+        read_end(v, r, step);
+        if (e == MPI_SUCCESS && sent > want)
+            e = MPI_ERR_TRUNCATE;
+        if (err == MPI_SUCCESS)
+            err = e;
+    }
+    wait_readers(v, mine);
+    free(tmp);
+    return err;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -320,6 +320,7 @@ void        mp_request_free(mp_request *req);    /* release object and handle */
 int         mp_request_handle(mp_request *req);  /* assigns a user-visible handle on first use */
 mp_request *mp_request_get(MPI_Request handle);  /* NULL if not a live request handle */
 void        mp_request_complete(mp_request *req); /* marks done (release), runs on_complete */
+int         mp_requests_sending(void);   /* some send request of this rank is not complete */
 static inline int mp_request_is_done(const mp_request *req)
 {
     return atomic_load_explicit(&req->done, memory_order_acquire);

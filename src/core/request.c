@@ -37,6 +37,24 @@ static void free_list_unlock(void)
     mp_unlock();
 }
 
+/* Send requests allocated and not yet complete: pt2pt's waits ask whether this rank still
+ * has a send of its own in progress (transport/shm/split.c: who may help a peer's copy). */
+static atomic_int open_sends;
+
+static void count_open_send(int d)
+{
+    if (MP_UNLIKELY(mp_thread_multiple))
+        atomic_fetch_add_explicit(&open_sends, d, memory_order_relaxed);
+    else
+        atomic_store_explicit(&open_sends, atomic_load_explicit(&open_sends, memory_order_relaxed)
+                              + d, memory_order_relaxed);
+}
+
+int mp_requests_sending(void)
+{
+    return atomic_load_explicit(&open_sends, memory_order_relaxed) > 0;
+}
+
 mp_request *mp_request_alloc(int kind)
 {
     free_list_lock();
@@ -50,6 +68,8 @@ mp_request *mp_request_alloc(int kind)
     req->magic = MP_REQ_MAGIC;
     req->kind = (uint8_t)kind;
     req->status.MPI_ERROR = MPI_SUCCESS;
+    if (kind == MP_REQ_SEND)
+        count_open_send(1);
     return req;
 }
 
@@ -85,6 +105,8 @@ void mp_request_complete(mp_request *req)
 {
     /* on_complete is read first: once done is visible, its waiter may free req */
     void (*hook)(mp_request *) = req->on_complete;
+    if (req->kind == MP_REQ_SEND)
+        count_open_send(-1);
     atomic_store_explicit(&req->done, 1, memory_order_release);
     if (hook)
         hook(req);

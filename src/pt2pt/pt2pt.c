@@ -83,21 +83,69 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
     return MPI_SUCCESS;
 }
 
-int mp_wait(mp_request *req, MPI_Status *status)
+/* The two-core copy's rule (transport/shm/split.c): a rank blocked until `nsends` send and
+ * `nrecvs` receive requests complete has nothing of its own to copy, and may offer its core
+ * to a peer's large copy, when it waits in one direction only: for receives while none of its
+ * sends is in progress (a send of ours may still take a request for sending and write), or
+ * for sends while no receive of ours is posted (a rendezvous arriving for it would be pulled
+ * by us).  Exchanges -- MPI_Sendrecv, collectives -- wait with offer 0 whatever this says. */
+int mp_wait_may_offer(int nsends, int nrecvs)
 {
-    if (!mp_request_is_done(req))
-        mp_wait_request(req);
+    if (nrecvs && !nsends)
+        return !mp_requests_sending();
+    if (nsends && !nrecvs)
+        return mp_p2p.posted_head == NULL;
+    return 0;
+}
+
+void mp_wait_offer(int on)
+{
+    mp_split_offer(on);
+}
+
+static int wait_kind_offers(const mp_request *req)
+{
+    return mp_wait_may_offer(req->kind == MP_REQ_SEND, req->kind == MP_REQ_RECV);
+}
+
+/* Waits (after `spins` spins already spent), offering help while it waits if `offer`, copies
+ * the status out and frees the request. */
+static int wait_one(mp_request *req, MPI_Status *status, int offer, unsigned spins)
+{
+    if (!mp_request_is_done(req)) {
+        if (offer)
+            mp_split_offer(1);
+        mp_wait_request_after(req, spins);
+        if (offer)
+            mp_split_offer(0);
+    }
     int err = req->status.MPI_ERROR;
     mp_status_copy(status, &req->status);
     mp_request_free(req);
     return err;
 }
 
+int mp_wait(mp_request *req, MPI_Status *status)
+{
+    return wait_one(req, status, wait_kind_offers(req), 0);
+}
+
+int mp_wait_exchange(mp_request *req, MPI_Status *status)
+{
+    return wait_one(req, status, 0, 0);
+}
+
 int mp_waitall(int n, mp_request **reqs, MPI_Status *statuses)
 {
-    int err = MPI_SUCCESS;
+    int err = MPI_SUCCESS, nsends = 0, nrecvs = 0;
     for (int i = 0; i < n; i++) {
-        int e = mp_wait(reqs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
+        nsends += reqs[i]->kind == MP_REQ_SEND;
+        nrecvs += reqs[i]->kind == MP_REQ_RECV;
+    }
+    int offer = nsends + nrecvs == n && mp_wait_may_offer(nsends, nrecvs);
+    for (int i = 0; i < n; i++) {
+        int e = wait_one(reqs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i],
+                         offer, 0);
         if (e != MPI_SUCCESS && err == MPI_SUCCESS)
             err = e;
     }
@@ -128,9 +176,7 @@ int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
     int err = mp_irecv(buf, count, dt, source, tag, comm, ctx_offset, &req);
     if (err)
         return err;
-    if (!mp_request_is_done(req))
-        mp_wait_request_after(req, spins);
-    return mp_wait(req, status);
+    return wait_one(req, status, wait_kind_offers(req), spins);
 }
 
 int mp_sendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, int stag,
@@ -143,11 +189,11 @@ int mp_sendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, i
         return err;
     err = mp_isend(sbuf, scount, sdt, dest, stag, comm, ctx_offset, MP_MODE_STANDARD, &sreq);
     if (err) {
-        mp_wait(rreq, MPI_STATUS_IGNORE);
+        mp_wait_exchange(rreq, MPI_STATUS_IGNORE);
         return err;
     }
-    int e1 = mp_wait(sreq, MPI_STATUS_IGNORE);
-    int e2 = mp_wait(rreq, status);
+    int e1 = mp_wait_exchange(sreq, MPI_STATUS_IGNORE);
+    int e2 = mp_wait_exchange(rreq, status);
     return e2 != MPI_SUCCESS ? e2 : e1;
 }
 

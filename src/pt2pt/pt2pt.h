@@ -34,6 +34,13 @@ int mp_sendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, i
  * request's error (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...). */
 int mp_wait(mp_request *req, MPI_Status *status);
 int mp_waitall(int n, mp_request **reqs, MPI_Status *statuses);
+/* mp_wait inside an exchange (sendrecv, collective schedules): it never offers this rank's
+ * core to a peer's copy (transport/shm/split.c), since the rank copies its own share. */
+int mp_wait_exchange(mp_request *req, MPI_Status *status);
+/* Whether a rank blocked on `nsends` sends and `nrecvs` receives (nothing else) may offer its
+ * core to a peer's large copy while it waits (mp_split_offer; the rule is in pt2pt.c). */
+int mp_wait_may_offer(int nsends, int nrecvs);
+void mp_wait_offer(int on);   /* 1 before such a wait, 0 after it */
 
 /* Probe: returns 1 and fills status if a matching message has arrived. */
 int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *status);

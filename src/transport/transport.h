@@ -185,6 +185,11 @@ static inline void mp_transport_deliver(int world_src, const mp_hdr *hdr, const 
 /* Barrier over this host's ranks (start-up, finalize); polls packets meanwhile. */
 void mp_node_barrier(void);
 
+/* Two-core copies (shm/split.c): 1 while this rank waits idle, so that a local peer's large
+ * copy to or from it may be shared with it; 0 when the wait ends.  The caller decides what
+ * counts as idle (pt2pt.c: a one-directional wait with nothing of its own to copy). */
+void mp_split_offer(int on);
+
 /* The collective layer's slot of local rank `local` in the node segment (mp_coll_slot_size
  * bytes, page aligned, zero at start).  Its protocol is the coll layer's (src/coll/shm.c). */
 void  *mp_coll_slot(int local);

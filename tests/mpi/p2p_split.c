@@ -12,7 +12,12 @@
  *     (rendezvous: the receiver pulls and owns the copy, the sender helps from its wait);
  *   - non-contiguous types on the send side, the receive side, and both;
  *   - many messages in flight at once in both directions, with distinct tags and sizes;
- *   - a receive buffer shorter than the message (MPI_ERR_TRUNCATE, the first bytes arrive).
+ *   - a receive buffer shorter than the message (MPI_ERR_TRUNCATE, the first bytes arrive);
+ *   - MPI_Sendrecv exchanges, where both ranks own a copy and help the other's at once when
+ *     sharing is forced.
+ * Without MEMPI_SPLIT_COPY (auto) the sendrecv exchanges must share no copy at all: a rank
+ * inside MPI_Sendrecv (or a collective) copies its own transfer and never offers to help
+ * (docs/protocol.md rule 14), so the counter may not move during them.
  * Every byte is checked against a pattern of (message, offset), and every status.  With
  * MEMPI_SPLIT_COPY=1 each rank of a pair must have opened shared copies (the MPI_T counter
  * mempi_split_msgs) whenever single copy is on at all (mempi_sendreq_bytes > 0), so the test
@@ -72,6 +77,22 @@ static void exchange(size_t n, int msg, int early)
     CHECK_MPI(MPI_Waitall(2, rq, st));
     expect_status(&st[0], MPI_BYTE, (int)n, msg);
     expect_bytes(r, n, msg + partner, early ? "receiver early" : "receiver late");
+    free(s);
+    free(r);
+}
+
+/* One message each way with MPI_Sendrecv (the pair's copies run at the same time). */
+static void sendrecv_exchange(size_t n, int msg)
+{
+    unsigned char *s = malloc(n), *r = malloc(n);
+    CHECK(s && r, "out of memory");
+    fill(s, n, msg + rank);
+    memset(r, 0, n);
+    MPI_Status st;
+    CHECK_MPI(MPI_Sendrecv(s, (int)n, MPI_BYTE, partner, msg, r, (int)n, MPI_BYTE, partner, msg,
+                           MPI_COMM_WORLD, &st));
+    expect_status(&st, MPI_BYTE, (int)n, msg);
+    expect_bytes(r, n, msg + partner, "sendrecv");
     free(s);
     free(r);
 }
@@ -256,6 +277,13 @@ int main(int argc, char **argv)
     }
     truncated(1, msg++);
     truncated(0, msg++);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    unsigned long long before_sendrecv = read_counter(h_opened);
+    for (int rep = 0; rep < 3; rep++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            sendrecv_exchange(sizes[i], msg++);
+    unsigned long long in_sendrecv = read_counter(h_opened) - before_sendrecv;
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     unsigned long long opened = read_counter(h_opened);
     unsigned long long single = read_counter(h_single);
@@ -265,6 +293,9 @@ int main(int argc, char **argv)
     if (forced && strcmp(forced, "1") == 0 && partner != rank && single > 0 &&
         partner_on_node != MPI_UNDEFINED)
         CHECK(opened > 0, "MEMPI_SPLIT_COPY=1 and single copy is on, but no copy was shared");
+    if (!forced)
+        CHECK(in_sendrecv == 0, "auto: %llu copies shared inside MPI_Sendrecv, where the peer "
+              "copies its own transfer", in_sendrecv);
     if (partner != rank)
         printf("rank %d: %llu shared copies opened, %llu bytes copied as helper\n", rank, opened,
                helped);

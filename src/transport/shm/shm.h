@@ -89,12 +89,17 @@ _Static_assert(sizeof(mp_chunk) == MP_CACHELINE, "chunk data starts on its own c
  *          and before it publishes the next ticket.  A helper touches the slot only between
  *          a successful claim and its add to `done`, which the owner waits for, so the slot is
  *          never reused under it.
- *   err    a helper's failed copy (MPI error class), stored relaxed before its add to done. */
+ *   err    a helper's failed copy (MPI error class), stored relaxed before its add to done.
+ *   offer  written only by the slot's rank, for the other direction: 1 while it is idle in a
+ *          wait and may help a peer's copy (mp_split_offer, split.c states when).  An owner
+ *          reads it (relaxed) once, when it decides whether to share a copy; it is a hint, so
+ *          a stale value only makes a transfer share or not, never wrong. */
 typedef struct mp_split_slot {
     _Atomic uint64_t claim;
     _Atomic uint64_t done;
     atomic_int err;
-    char pad[MP_CACHELINE - 20];
+    atomic_int offer;
+    char pad[MP_CACHELINE - 24];
 } mp_split_slot;
 _Static_assert(sizeof(mp_split_slot) == MP_CACHELINE, "one cache line per shared copy");
 

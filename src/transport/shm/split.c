@@ -10,6 +10,19 @@
  * its own local buffer and the helper doing the opposite direction with its own.  The owner
  * completes the operation only when the helper's chunks are done.
  *
+ * Sharing pays only when the helper's core would otherwise idle.  In an exchange -- a
+ * sendrecv, a step of an all-to-all, a halo swap -- each side already copies one transfer of
+ * its own, both cores are busy, and sharing each other's transfers only adds coordination
+ * and cache-line traffic.  So with MEMPI_SPLIT_COPY=auto an owner shares only with a helper
+ * that *offers*: a rank offers (mp_split_offer, the `offer` word of its slot) while it is
+ * blocked in a wait that is one-directional and leaves it nothing of its own to copy --
+ * MPI_Recv, MPI_Send, MPI_Wait or MPI_Waitall on receives only while it has no send in
+ * progress, or on sends only while it has no receive posted -- and never inside MPI_Sendrecv,
+ * MPI_Isendrecv or a collective (pt2pt.c's waits decide; a rank that does not know cannot
+ * offer).  The owner reads the word once, when it opens the transfer.  The offer is a hint:
+ * a helper that left its wait after the owner read it still helps when it next polls, or
+ * claims nothing.  MEMPI_SPLIT_COPY=1 shares regardless (tests), 0 never.
+ *
  * Falling back is free: a helper busy elsewhere reads the packet late and finds nothing left
  * to claim, and the owner then has copied everything itself.  When the node's ranks outnumber
  * its cores (MEMPI_SPLIT_COPY=auto) the helper is rarely running at the same time and the
@@ -46,11 +59,24 @@ static mp_split_slot *slot_of(int world_peer, int owner)
     return &mp_shm_rank(local)->split;
 }
 
+/* Only auto mode reads offers, so only it writes them (the word's line then stays quiet). */
+void mp_split_offer(int on)
+{
+    if (mp_cfg.split_copy < 0 && mp_shm.seg && mp_shm.cma)
+        atomic_store_explicit(&mp_shm_rank(mp_shm.me)->split.offer, on, memory_order_relaxed);
+}
+
+static int peer_offers(int world_peer)
+{
+    mp_split_slot *h = &mp_shm_rank(mp_world.procs[world_peer].local)->split;
+    return atomic_load_explicit(&h->offer, memory_order_relaxed);
+}
+
 int mp_split_open(int world_peer, size_t len, uint32_t *ticket)
 {
     if (mp_cfg.split_copy == 0 || len < mp_cfg.split_copy_min || len < 2 * (size_t)MIN_CHUNK ||
-        (mp_cfg.split_copy < 0 && mp_wait_oversubscribed()) ||
-        mp_world.procs[world_peer].tp != &mp_shm_transport || world_peer == mp_world.rank)
+        mp_world.procs[world_peer].tp != &mp_shm_transport || world_peer == mp_world.rank ||
+        (mp_cfg.split_copy < 0 && (mp_wait_oversubscribed() || !peer_offers(world_peer))))
         return MP_AGAIN;
     mp_split_slot *s = slot_of(world_peer, 1);
     if (++next_ticket == 0)
