@@ -162,6 +162,7 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
     for (int i = 0; i < 4; i++)
         mp_datatype_retain(byte);
     strcpy(f->datarep, "native");
+    f->group_piece = INT64_MAX;       /* the default view: every rank's bytes contiguous */
 
     int err = mp_comm_dup_internal(comm, &f->comm);
     if (err) {
