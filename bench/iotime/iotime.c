@@ -6,7 +6,7 @@
  *   filetype), 1: rank r owns 1 KiB blocks r, r+P, ..., 2: rank r owns the r-th of P
  *   contiguous parts -- bench/src/io.c's io2d, iostr and iocont;
  *   WRITE 1 times MPI_File_write_at_all, 0 MPI_File_read_at_all; the file is
- *   /dev/shm/iotime-TAG.dat; CB sets romio_cb_write and romio_cb_read (automatic, enable,
+ *   iotime-TAG.dat in $IOTIME_DIR (default /dev/shm); CB sets romio_cb_write and romio_cb_read (automatic, enable,
  *   disable), CB_NODES > 0 sets cb_nodes.
  * Every iteration starts after a barrier and counts the slowest rank.  It prints the median,
  * the minimum and the maximum time of one access, and the CPU time (user + system) per
@@ -53,7 +53,9 @@ int main(int argc, char **argv)
     long size = atol(argv[3]);
     const char *cb = argc > 6 ? argv[6] : "automatic";
     char path[256];
-    snprintf(path, sizeof path, "/dev/shm/iotime-%s.dat", argc > 5 ? argv[5] : "x");
+    const char *dir = getenv("IOTIME_DIR");
+    snprintf(path, sizeof path, "%s/iotime-%s.dat", dir && *dir ? dir : "/dev/shm",
+             argc > 5 ? argv[5] : "x");
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_cb_write", cb);

@@ -40,7 +40,7 @@ typedef mp_io_xfer xfer;
 /* Automatic data sieving needs pieces that fill at least 1/SIEVE_DENSITY of their span;
  * writes are sieved automatically only when their pieces are small too (a read-modify-write
  * of the span costs more than writing pieces of a few KiB each). */
-enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
+enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = MP_IO_DIRECT_PIECE };
 
 /* A collective access that goes independently on one host (mp_io_cb_local) moves a rank's
  * pieces where they lie, one pread or pwrite each, with no sieving, when they average at
@@ -49,8 +49,9 @@ enum { SIEVE_DENSITY = 8, SIEVE_WRITE_PIECE = 2048 };
  * only one's own bytes is fastest.  Smaller pieces are sieved as the hints say: below a page
  * or two the system calls cost more than reading (and rewriting) the bytes between them, and
  * concurrent small writes of one file contend for its inode and pages.  The same bound as
- * automatic sieving of writes. */
-enum { DIRECT_PIECE = SIEVE_WRITE_PIECE };
+ * automatic sieving of writes.  (Writes whose group's views have pieces between this and
+ * 64 KiB go through an aggregator instead: coll.c, mp_io_cb_local.) */
+enum { DIRECT_PIECE = MP_IO_DIRECT_PIECE };
 
 int mp_io_direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes)
 {

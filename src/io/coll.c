@@ -19,7 +19,15 @@
  * hints romio_cb_write / romio_cb_read = disable, a group of one, and a group on one host in
  * automatic mode without a cb_nodes hint (mp_io_cb_local) use independent access (access.c):
  * on one host the page cache already turns the ranks' requests into memory copies, so the
- * exchange would only add copies and make every rank wait for the slowest.
+ * exchange would only add copies and make every rank wait for the slowest.  Except writes
+ * whose views' pieces average from 2 KiB to below 64 KiB (the smallest average of the group,
+ * agreed by set_view): one pwrite a piece, the ranks take turns at the file's inode lock for
+ * every piece, and a file system with large folios (ext4) caches bytes written in pieces of a
+ * page or two in folios that small, which makes every later large access of them several
+ * times slower.  Through the aggregator the file sees one large write.  (Smaller pieces are
+ * sieved, in large blocks; larger ones go direct.)  The aggregator copies its own pieces
+ * from its data to the span, and a rank sends its data from where it lies when its pieces of
+ * a window are one run of it (always for a valid view, whose displacements never decrease).
  *
  * Every buffered access, blocking or not, is one state machine (struct cop): each step issues
  * at most one nonblocking collective on the file's private communicator and the next step
@@ -51,10 +59,16 @@ static void plist_add(plist *l, int64_t off, int64_t len, int64_t mpos)
     l->p[l->n++] = (piece){ off, len, mpos };
 }
 
+/* A group on one host whose views' pieces average from MP_IO_DIRECT_PIECE to below this
+ * (on the rank with the smallest) writes through an aggregator: see mp_io_cb_local. */
+enum { LOCAL_WRITE_PIECE = 64 << 10 };
+
 int mp_io_cb_local(const mp_file *f, int write)
 {
+    int mid = write && f->group_piece >= MP_IO_DIRECT_PIECE &&
+              f->group_piece < LOCAL_WRITE_PIECE;
     return f->comm->size > 1 && !f->atomic && f->comm->nnodes == 1 && !f->hints.cb_nodes &&
-           (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_AUTO;
+           (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_AUTO && !mid;
 }
 
 int mp_io_cb_enabled(const mp_file *f, int write)
@@ -293,6 +307,8 @@ static void round_desc(cop *o)
     MPI_Aint *sbc = o->cnt + 4 * n, *sbd = o->cnt + 5 * n, *rbc = o->cnt + 6 * n,
              *rbd = o->cnt + 7 * n;
     MPI_Aint *got = o->both + 2 * n, stot = 0, rtot = 0, sbtot = 0, rbtot = 0;
+    if (write)                        /* an aggregator copies its own pieces itself */
+        sbc[c->rank] = got[2 * c->rank + 1] = 0;
     for (int p = 0; p < n; p++) {
         rc[p] = got[2 * p];
         rbc[p] = got[2 * p + 1];
@@ -304,15 +320,26 @@ static void round_desc(cop *o)
     o->rtot = rtot;
     o->sdesc = mp_malloc(sizeof(int64_t) * (size_t)(stot + 1));
     o->rdesc = mp_malloc(sizeof(int64_t) * (size_t)(rtot + 1));
-    o->sdata = scratch(o->f, SCR_SEND, (size_t)(write ? sbtot : rbtot) + 1);
+    /* a write's data goes from my data in place when each aggregator's pieces lie there in
+     * one run (the pieces of one window are consecutive in the stream, as a filetype's
+     * displacements never decrease), else packed in the order of the descriptors */
+    int packed = 0;
+    for (int k = 0; write && k < L->naggs && !packed; k++)
+        for (size_t i = 1; i < o->to[k].n && L->agg[k] != c->rank && !packed; i++)
+            packed = o->to[k].p[i].mpos != o->to[k].p[i - 1].mpos + o->to[k].p[i - 1].len;
+    o->sdata = write && !packed ? o->x.mem
+                                : scratch(o->f, SCR_SEND, (size_t)(write ? sbtot : rbtot) + 1);
     o->rdata = scratch(o->f, SCR_RECV, (size_t)(write ? rbtot : sbtot) + 1);
     for (int k = 0; k < L->naggs; k++) {
         int64_t *d = o->sdesc + sd[L->agg[k]];
         char *data = o->sdata + sbd[L->agg[k]];
+        int send = write && L->agg[k] != c->rank;
+        if (send && !packed && o->to[k].n)
+            sbd[L->agg[k]] = (MPI_Aint)o->to[k].p[0].mpos;
         for (size_t i = 0; i < o->to[k].n; i++) {
             d[2 * i] = o->to[k].p[i].off;
             d[2 * i + 1] = o->to[k].p[i].len;
-            if (write) {
+            if (send && packed) {
                 memcpy(data, o->x.mem + o->to[k].p[i].mpos, (size_t)o->to[k].p[i].len);
                 data += o->to[k].p[i].len;
             }
@@ -342,10 +369,20 @@ static int aggregate(cop *o)
     if (o->my_agg < 0 || np == 0)
         return MPI_SUCCESS;
     piece *ps = mp_malloc(sizeof *ps * np);
+    /* a write's pieces of my own (descriptors [own, own_end)) are in my data, not received:
+     * their mpos is -1 - their position there */
+    int n = f->comm->size, me = f->comm->rank;
+    size_t own = write ? (size_t)o->cnt[3 * n + me] / 2 : np;
+    size_t own_end = write ? own + (size_t)o->cnt[2 * n + me] / 2 : np;
     int64_t at = 0;
     for (size_t i = 0; i < np; i++) {
-        ps[i] = (piece){ o->rdesc[2 * i], o->rdesc[2 * i + 1], at };
-        at += o->rdesc[2 * i + 1];
+        int64_t len = o->rdesc[2 * i + 1];
+        if (i >= own && i < own_end) {
+            ps[i] = (piece){ o->rdesc[2 * i], len, -1 - o->to[o->my_agg].p[i - own].mpos };
+        } else {
+            ps[i] = (piece){ o->rdesc[2 * i], len, at };
+            at += len;
+        }
     }
     qsort(ps, np, sizeof *ps, cmp_piece);
     int64_t wlo = ps[0].off, whi = wlo, holes = 0;
@@ -363,7 +400,9 @@ static int aggregate(cop *o)
         err = span_io(o->F, f, 0, span, wlo, whi - wlo);
     if (!err && write) {
         for (size_t i = 0; i < np; i++)
-            memcpy(span + (ps[i].off - wlo), o->rdata + ps[i].mpos, (size_t)ps[i].len);
+            memcpy(span + (ps[i].off - wlo), ps[i].mpos < 0 ? o->x.mem + (-1 - ps[i].mpos)
+                                                            : o->rdata + ps[i].mpos,
+                   (size_t)ps[i].len);
         err = span_io(o->F, f, 1, span, wlo, whi - wlo);
     }
     if (locked)

@@ -47,6 +47,9 @@ struct mp_file {
     char datarep[MPI_MAX_DATAREP_STRING];
     int rep;                          /* MP_IO_REP_*: how data converts on the way */
     const struct user_datarep *user;  /* a registered representation, or NULL */
+    int64_t group_piece;              /* the smallest over the group of the average piece
+                                         of its filetype, bytes (INT64_MAX: contiguous
+                                         views), agreed by set_view (mp_io_cb_local) */
     MPI_Offset pos;                   /* individual file pointer, etypes */
     /* shared file pointer: one MPI_Offset on rank 0 of comm, in etypes */
     mp_win *shwin;
@@ -134,9 +137,10 @@ int  mp_io_write_locks(const mp_file *f);
  * with mp_io_lock), or 0: a descriptor not open for reading cannot take a read lock, and
  * the write locks per piece. */
 MPI_Offset mp_io_share_lock(mp_io_xfer *x, MPI_Offset start, MPI_Offset end);
-/* Whether stream bytes [spos, spos + bytes) of f lie in pieces that average DIRECT_PIECE
- * bytes or more: a collective access of a group on one host moves them one pread or pwrite
- * each, else it sieves as the hints say. */
+/* Whether stream bytes [spos, spos + bytes) of f lie in pieces that average
+ * MP_IO_DIRECT_PIECE bytes or more: a collective access of a group on one host moves them one
+ * pread or pwrite each, else it sieves as the hints say. */
+enum { MP_IO_DIRECT_PIECE = 2048 };
 int  mp_io_direct_pieces(const mp_file *f, MPI_Offset spos, size_t bytes);
 
 /* Calls fn for every contiguous file piece of stream bytes [pos, pos+len) of f's view, in

@@ -385,6 +385,27 @@ static int datarep_of(const char *F, const char *datarep, int *rep, const user_d
     return MPI_SUCCESS;
 }
 
+/* The average contiguous piece of one filetype tile (its first VIEW_PIECE_SPAN bytes of
+ * data), in bytes; INT64_MAX when the tiles make one contiguous stream. */
+enum { VIEW_PIECE_SPAN = 4 << 20 };
+static int64_t view_piece(const mp_datatype *ft)
+{
+    if (ft->is_contig)
+        return INT64_MAX;
+    size_t len = ft->size < VIEW_PIECE_SPAN ? (size_t)ft->size : VIEW_PIECE_SPAN, done = 0;
+    int64_t n = 0;
+    struct iovec iov[PIECES];
+    while (done < len) {
+        size_t covered;
+        int k = mp_segments(NULL, 1, ft, done, len - done, iov, PIECES, &covered);
+        if (k <= 0 || covered == 0)
+            break;
+        n += k;
+        done += covered;
+    }
+    return n ? (int64_t)done / n : INT64_MAX;
+}
+
 int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etype,
                    mp_datatype *filetype, const char *datarep, MPI_Info info)
 {
@@ -428,9 +449,11 @@ int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etyp
         if (!(err = mp_io_shared_fetch_add(F, f, 0, &shared)))
             disp = mp_io_file_offset(f, shared * f->etype->size);
     }
-    /* every rank has read the shared pointer before rank 0 resets it */
+    /* every rank has read the shared pointer before rank 0 resets it: the allreduce of the
+     * group's smallest pieces is a barrier too */
+    int64_t mine = err ? 0 : view_piece(ff), least = 0;
     if (!err)
-        err = mp_barrier(f->comm);
+        err = mp_allreduce(&mine, &least, 1, mp_datatype_get(MPI_INT64_T), MPI_MIN, f->comm);
     if (err) {
         mp_datatype_release(fe);
         mp_datatype_release(ff);
@@ -451,6 +474,7 @@ int mp_io_set_view(const char *F, mp_file *f, MPI_Offset disp, mp_datatype *etyp
     f->rep = r.rep;
     f->user = r.user;
     f->pos = 0;
+    f->group_piece = least;
     if ((err = mp_io_shared_set(F, f, 0)))
         return err;
     return info != MPI_INFO_NULL ? mp_io_set_info(F, f, info) : MPI_SUCCESS;

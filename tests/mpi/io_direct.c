@@ -1,4 +1,5 @@
 /* mempi-test: np=1,2,3,5 timeout=180 */
+/* mempi-test: np=1,2,3,5 timeout=180 env=IO_DIRECT_BIG=65536 */
 /* io_direct.c -- collective accesses that each rank does on its own (a group on one host),
  * next to a sieving writer of another file handle.  MemPI, BSD-3-Clause (see LICENSE).
  *
@@ -9,11 +10,13 @@
  * meanwhile rank 0, through a file handle of its own (MPI_COMM_SELF) with romio_ds_write =
  * enable and an ind_wr_buffer_size that holds the whole file, keeps writing its small pieces
  * with sieved independent writes until G's last round is done: each read-modify-write
- * rewrites all of G's bytes.  On one host G's ranks write their pieces themselves (one
+ * rewrites all of G's bytes.  Blocks are BIG = 3000 bytes, or $IO_DIRECT_BIG (the second
+ * variant: 64 KiB).  On one host G's ranks write blocks of 64 KiB and more themselves (one
  * pwrite each, in the caller or the I/O thread) under a shared byte-range lock that excludes
- * the sieving writer's exclusive one: without it a read-modify-write puts back G's bytes of
- * an older round, which G's reading back its blocks after every round, or the final check of
- * every byte, finds.  Then G reads its blocks with MPI_File_read_at_all (every byte and the
+ * the sieving writer's exclusive one; smaller blocks go through an aggregator, whose span
+ * write holds an exclusive lock.  Without the locks a read-modify-write puts back G's bytes
+ * of an older round, which G's reading back its blocks after every round, or the final check
+ * of every byte, finds.  Then G reads its blocks with MPI_File_read_at_all (every byte and the
  * count checked), and three blocks a rank reaching past the end of the file (the count is
  * what lies below it).  Passes on MPICH 4.0 (ROMIO) too, with two parts made for MemPI only:
  * ROMIO's collective writes take no byte-range lock, so there the sieving writer starts only
@@ -22,8 +25,9 @@
  */
 #include "io_common.h"
 
-enum { PERIODS = 60, ROUNDS = 100, BIG = 3000, SMALL = 8 };
+enum { ROUNDS = 100, SMALL = 8, GROUP_BYTES = 180000 };
 static int me, np;
+static int BIG = 3000, PERIODS = 60;  /* PERIODS: GROUP_BYTES of blocks per rank, 4 or more */
 
 static unsigned char value(int round, int r, long k, long j)
 {
@@ -103,7 +107,9 @@ static void sieving_rounds(const char *path)
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_ds_write", "enable");
-    MPI_Info_set(info, "ind_wr_buffer_size", "1048576");   /* the whole file */
+    char whole[32];
+    snprintf(whole, sizeof whole, "%ld", period() * PERIODS);
+    MPI_Info_set(info, "ind_wr_buffer_size", whole);       /* the whole file */
     MPI_File fh;
     CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
@@ -140,6 +146,10 @@ static void sieving_rounds(const char *path)
 int main(int argc, char **argv)
 {
     io_init(&argc, &argv, &me, &np);
+    const char *big = getenv("IO_DIRECT_BIG");
+    if (big && atoi(big) > 0)
+        BIG = atoi(big);
+    PERIODS = GROUP_BYTES / BIG < 4 ? 4 : GROUP_BYTES / BIG;
     apart = np >= 3;
     ng = apart ? np - 1 : np;
     const char *path = io_path("direct");
