@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 static mp_file *live_files;
@@ -198,6 +200,8 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
         if (f->fd < 0)
             local = mp_io_errno(F, name, "cannot open", errno);
     }
+    struct statfs fs;
+    f->on_tmpfs = f->fd >= 0 && fstatfs(f->fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
     MPI_Offset size = 0;
     if (first == MPI_SUCCESS && c->rank == 0 && (amode & MPI_MODE_APPEND)) {
         struct stat st;

@@ -50,6 +50,9 @@ struct mp_file {
     int64_t group_piece;              /* the smallest over the group of the average piece
                                          of its filetype, bytes (INT64_MAX: contiguous
                                          views), agreed by set_view (mp_io_cb_local) */
+    int on_tmpfs;                     /* the file lives on tmpfs, whose page cache does not
+                                         keep the size of the writes that filled it
+                                         (mp_io_cb_local) */
     MPI_Offset pos;                   /* individual file pointer, etypes */
     /* shared file pointer: one MPI_Offset on rank 0 of comm, in etypes */
     mp_win *shwin;
