@@ -13,6 +13,17 @@
  *                 MPI_Waitall, and a 0-byte reply closes the window; all threads' messages
  *                 count.
  *
+ *   mt_busy_T2    parallel progress: how many 8-byte messages per second (million) thread 1
+ *                 of the first rank exchanges with itself (MPI_Sendrecv on its own
+ *                 communicator) while thread 0 of the same rank moves BUSY_BYTES messages back
+ *                 and forth with its partner the whole time.  A library that holds one lock
+ *                 through a large copy stops thread 1 for it; one that lets threads on
+ *                 different communicators progress in parallel does not.  Thread 1 counts
+ *                 from the end of thread 0's first transfer until thread 0 finished
+ *                 BUSY_ROUNDS more and BUSY_SECONDS passed (the first byte of each large
+ *                 message tells the partner whether it is the last); the partner's thread 1
+ *                 idles.  The median of BUSY_SAMPLES samples is printed.
+ *
  * --level single runs under MPI_THREAD_SINGLE (T = 1 only): the baseline that the one-thread
  * MPI_THREAD_MULTIPLE figure is compared with.  Each sample lines the threads up on a
  * pthread barrier after an MPI_Barrier of the main threads; the median of the samples is
@@ -20,14 +31,23 @@
  */
 #include "bench.h"
 #include <pthread.h>
+#include <sched.h>
 
 #define MAX_THREADS 16
 #define WINDOW 64
+#define BUSY_BYTES (4L << 20)
+#define BUSY_ROUNDS 10
+#define BUSY_SECONDS 0.1
+#define BUSY_SAMPLES 5
 
-enum { LAT, RATE };
+enum { LAT, RATE, BUSY };
 
 static struct {
     int nthreads, mode, quit;
+    int busy_stop;                     /* mt_busy: thread 1 is done (atomic accesses) */
+    long busy_rounds;                  /* transfers thread 0 finished (atomic accesses) */
+    double busy_rate;                  /* thread 1's exchanges, million per second */
+    char *big;
     long size, iters;
     bench_pair pair;
     MPI_Comm comm[MAX_THREADS];
@@ -72,14 +92,98 @@ static void rate(int t, long iters)
     }
 }
 
+/* mt_busy, thread 0: large messages back and forth until thread 1 of the first rank is done;
+ * the first byte of each message tells the partner whether it is the last. */
+static void busy_stream(void)
+{
+    MPI_Comm c = job.comm[0];
+    int p = job.pair.partner;
+    for (;;) {
+        if (job.pair.first) {
+            job.big[0] = (char)__atomic_load_n(&job.busy_stop, __ATOMIC_ACQUIRE);
+            int last = job.big[0];
+            MPI_Send(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c);
+            MPI_Recv(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c, MPI_STATUS_IGNORE);
+            __atomic_add_fetch(&job.busy_rounds, 1, __ATOMIC_RELEASE);
+            if (last)
+                return;
+        } else {
+            MPI_Recv(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c, MPI_STATUS_IGNORE);
+            int last = job.big[0];
+            MPI_Send(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c);
+            if (last)
+                return;
+        }
+    }
+}
+
+/* mt_busy, thread 1 of the first rank: 8-byte exchanges with itself on its own communicator
+ * while thread 0's transfers run (see the top); the partner's thread 1 has nothing to do. */
+static void busy_self(int t)
+{
+    MPI_Comm c = job.comm[t];
+    char *b = job.buf[t];
+    if (!job.pair.first)
+        return;
+    while (__atomic_load_n(&job.busy_rounds, __ATOMIC_ACQUIRE) < 1)
+        sched_yield();
+    long r0 = __atomic_load_n(&job.busy_rounds, __ATOMIC_ACQUIRE), iters = 0;
+    double t0 = MPI_Wtime(), t1 = t0;
+    for (;;) {
+        MPI_Sendrecv(b, 8, MPI_BYTE, bench.rank, 5, b + 8, 8, MPI_BYTE, bench.rank, 5, c,
+                     MPI_STATUS_IGNORE);
+        iters++;
+        if ((iters & 63) == 0) {
+            t1 = MPI_Wtime();
+            if (__atomic_load_n(&job.busy_rounds, __ATOMIC_ACQUIRE) >= r0 + BUSY_ROUNDS &&
+                t1 - t0 >= BUSY_SECONDS)
+                break;
+        }
+    }
+    job.busy_rate = (double)iters / (t1 - t0) / 1e6;
+    __atomic_store_n(&job.busy_stop, 1, __ATOMIC_RELEASE);
+}
+
 static void work(int t)
 {
     if (job.pair.partner < 0 || t >= job.nthreads)
         return;
+    if (job.mode == BUSY) {
+        if (t == 0)
+            busy_stream();
+        else
+            busy_self(t);
+        return;
+    }
     if (job.mode == LAT)
         lat(t, job.iters);
     else
         rate(t, job.iters);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* mt_busy_T2 (two threads): thread 1's latency under thread 0's large transfers. */
+static void measure_busy(void)
+{
+    double v[BUSY_SAMPLES];
+    job.mode = BUSY;
+    job.size = 8;
+    for (int k = 0; k < BUSY_SAMPLES; k++) {
+        job.busy_stop = 0;
+        job.busy_rounds = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        pthread_barrier_wait(&job.go);
+        work(0);
+        pthread_barrier_wait(&job.done);
+        v[k] = job.busy_rate;
+    }
+    qsort(v, BUSY_SAMPLES, sizeof v[0], cmp_double);
+    bench_report("mt_busy_T2", 8, v[BUSY_SAMPLES / 2], "Mmsg/s");
 }
 
 static void *worker(void *arg)
@@ -168,6 +272,11 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "mt_rate_T%d", n);
         double t = bench_measure(sample_op, NULL);
         bench_report(name, 8, (double)n * WINDOW / t / 1e6, "Mmsg/s");
+        if (n == 2) {
+            job.big = bench_alloc((size_t)BUSY_BYTES);
+            measure_busy();
+            free(job.big);
+        }
         job.quit = 1;
         pthread_barrier_wait(&job.go);
         for (int t2 = 1; t2 < n; t2++)

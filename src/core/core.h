@@ -418,6 +418,13 @@ int  mp_lock_waited(void);
  * back to mp_lock_reacquire.  For waits: other threads must be able to progress meanwhile. */
 int  mp_lock_release(void);
 void mp_lock_reacquire(int depth);
+/* A progress hook's large copy without the lock: 1 if the lock was released (the caller's
+ * poll was started by a wait at the top of a call, under MPI_THREAD_MULTIPLE), then the
+ * caller takes it back with mp_lock_retake_in_hook; 0 if it must copy holding it.  The caller
+ * first leaves its own state so that other threads may act on it (progress.c). */
+typedef struct mp_lock_saved { int depth, polling, hooks_may_drop; } mp_lock_saved;
+int  mp_lock_drop_in_hook(mp_lock_saved *saved);
+void mp_lock_retake_in_hook(const mp_lock_saved *saved);
 /* Holds the lock from here to the end of the enclosing block, whatever path leaves it: the
  * binding's entry points start with MP_BIG_LOCK(); so no early return can forget to unlock. */
 static inline int  mp_lock_scope_enter(void) { mp_lock(); return 1; }
@@ -601,6 +608,7 @@ typedef struct mp_stats {
     uint64_t net_mr_hits, net_mr_misses;      /* keys sent for reused / new registrations */
     uint64_t net_batches, net_batched_msgs;   /* network BATCH packets sent, messages in them */
     uint64_t rma_ops, rma_bytes;              /* one-sided operations issued, their bytes */
+    uint64_t unlocked_copies;                 /* single copies run without the big lock */
 } mp_stats;
 extern mp_stats mp_stat;
 

@@ -120,6 +120,8 @@ static const struct pvar {
     PVAR(PT2PT, COUNTER, split_msgs,
          "single copies this rank shared with its peer (remote writes it sent, rendezvous it pulled)"),
     PVAR(PT2PT, COUNTER, split_help_bytes, "bytes this rank copied helping a peer's single copy"),
+    PVAR(PT2PT, COUNTER, unlocked_copies,
+         "single copies this rank ran without the big lock (MPI_THREAD_MULTIPLE: other threads progressed meanwhile)"),
     { "mempi_remote_write_share", MPI_T_PVAR_CLASS_PERCENTAGE, CAT_PT2PT, SHARE,
       "share of the bytes sent that were delivered by remote write (0..1)" },
     PAIR(PT2PT, LEVEL, unexpected_msgs, unexpected_bytes, "now in the unexpected queue"),

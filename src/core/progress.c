@@ -71,6 +71,13 @@
  *     poll by another thread may take the completion of our RMA operation into its batch of
  *     completions and then, inside a packet handler, wait for all RMA operations to end --
  *     for ever, since ours is reported only when that handler returns;
+ *   - a progress hook may let go of the lock around one large copy (mp_lock_drop_in_hook;
+ *     point-to-point's single copies through shared memory), so that threads working on
+ *     other communicators progress while it copies -- only in a poll that a wait at the top
+ *     of a call started (the state is whole there, as when it yields) and only in the hooks,
+ *     which run after the transports' packets were handled.  The hook makes its own state
+ *     safe to share first (docs/protocol.md, "Threads"); the holder's poll state (`polling`,
+ *     `hooks_may_drop`) is saved and cleared, so the next holder does not inherit it;
  *   - a poll that finds other threads blocked on the lock (`lock_waiters`) first steps aside:
  *     it releases the lock and yields until one of them got it (`lock_grants` moved) or a
  *     bounded number of yields passed.  Without that hand-over the polling thread would
@@ -104,7 +111,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MP_MAX_HOOKS 8
+#define MP_MAX_HOOKS 12
 #define MP_MAX_SOURCES 4
 #define OVERSUB_SPIN             0u             /* polls before yielding when oversubscribed */
 #define AUTO_YIELD_NS_OVERSUB    200000ull      /* yield this long before sleeping */
@@ -151,6 +158,8 @@ static _Atomic uintptr_t lock_owner;
 static int lock_depth;                 /* the holder's nesting */
 static int polling;                    /* the holder is inside poll_all or a nested wait
                                           (mp_idle_nested): a wait keeps the lock */
+static int hooks_may_drop;             /* the holder runs the hooks of a poll that a wait at
+                                          the top of a call started: see mp_lock_drop_in_hook */
 static atomic_int lock_waiters;        /* threads in lock_contended (relaxed: a hint) */
 static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
 static atomic_uint lock_gen;           /* releases so far: the futex word of sleeping waiters */
@@ -270,6 +279,25 @@ void mp_lock_reacquire(int depth)
     }
 }
 
+int mp_lock_drop_in_hook(mp_lock_saved *saved)
+{
+    if (!MP_UNLIKELY(mp_thread_multiple) || !hooks_may_drop || !held_by(self_id()))
+        return 0;
+    saved->polling = polling;
+    saved->hooks_may_drop = hooks_may_drop;
+    polling = 0;
+    hooks_may_drop = 0;
+    saved->depth = mp_lock_release();
+    return 1;
+}
+
+void mp_lock_retake_in_hook(const mp_lock_saved *saved)
+{
+    mp_lock_reacquire(saved->depth);
+    polling = saved->polling;
+    hooks_may_drop = saved->hooks_may_drop;
+}
+
 /* For a wait inside a poll (a transport handler that waits for its provider): the lock
  * stays -- the poll's state is half-way -- and other threads wait a little longer. */
 static int release_for_wait(void)
@@ -330,15 +358,28 @@ void mp_progress_register(mp_progress_hook hook)
     mp_progress_register_gated(hook, NULL);
 }
 
-/* One poll of the transports (all but skip_world's packets; -1: all) and the hooks. */
-static inline int poll_once(int skip_world)
+/* One poll of the transports (all but skip_world's packets; -1: all) and the hooks.
+ * may_drop: the hooks may let go of the big lock around a large copy (mp_lock_drop_in_hook). */
+static inline int run_hooks(void)
+{
+    int events = 0;
+    for (int i = 0; i < nhooks; i++)
+        if (!hooks[i].gate || *hooks[i].gate)
+            events += hooks[i].hook();
+    return events;
+}
+
+static inline int poll_once(int skip_world, int may_drop)
 {
     int events = 0;
     for (int i = 0; i < nsources; i++)
         events += sources[i](skip_world);
-    for (int i = 0; i < nhooks; i++)
-        if (!hooks[i].gate || *hooks[i].gate)
-            events += hooks[i].hook();
+    if (MP_LIKELY(hooks_may_drop == may_drop))   /* below MPI_THREAD_MULTIPLE: always 0 */
+        return events + run_hooks();
+    int saved = hooks_may_drop;                  /* a poll inside a hook may not drop */
+    hooks_may_drop = may_drop;
+    events += run_hooks();
+    hooks_may_drop = saved;
     return events;
 }
 
@@ -349,8 +390,9 @@ static inline int poll_held(int skip_world, int may_step_aside)
     if (may_step_aside && polling == 0 &&
         atomic_load_explicit(&lock_waiters, memory_order_relaxed))
         step_aside();
+    int may_drop = may_step_aside && polling == 0;
     polling++;
-    int events = poll_once(skip_world);
+    int events = poll_once(skip_world, may_drop);
     polling--;
     if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
         sleeper->wake_self();
@@ -370,7 +412,7 @@ static inline int poll_all_except(int skip_world)
 {
     if (MP_UNLIKELY(mp_thread_multiple))
         return poll_locked(skip_world, 1);
-    return poll_once(skip_world);
+    return poll_once(skip_world, 0);
 }
 
 static int poll_all(void)
@@ -438,7 +480,7 @@ int mp_progress(void)
 {
     if (MP_UNLIKELY(mp_thread_multiple))
         return progress_locked();
-    int events = poll_once(-1);
+    int events = poll_once(-1, 0);
     count_test(events);
     return events;
 }
@@ -493,7 +535,7 @@ int mp_poll_except_holding(int world)
 {
     if (MP_UNLIKELY(mp_thread_multiple))
         return poll_locked(world, 0);
-    return poll_once(world);
+    return poll_once(world, 0);
 }
 
 void mp_idle(unsigned *spins)

@@ -82,7 +82,13 @@ static void proc_failed(int w)
     }
     peer->ctrl_tail = NULL;
     mp_request *r = peer->send_head;
-    peer->send_head = peer->send_tail = NULL;     /* mp_send_flush drops the idle peer */
+    if (peer->copying && r) {             /* its writer (copy.c) finds the failure itself */
+        peer->send_tail = r;
+        r = r->next;
+        peer->send_tail->next = NULL;
+    } else {
+        peer->send_head = peer->send_tail = NULL; /* mp_send_flush drops the idle peer */
+    }
     while (r) {
         mp_request *next = r->next;
         r->next = NULL;

@@ -76,6 +76,8 @@ typedef struct mp_peer {
     mp_unexp *in_unexp;                  /* ... or to this unexpected message */
     mp_transport *tp;
     mp_sreq *sreqs;                      /* pending requests for sending, arrival order */
+    uint8_t copying;                     /* a thread writes send_head's data into the peer,
+                                            maybe without the big lock (copy.c) */
     mp_envelope history[MP_HISTORY];     /* [seq % MP_HISTORY] */
 } mp_peer;
 
@@ -159,6 +161,7 @@ void mp_fast_init_peer(mp_peer *peer, int world);
  * message sent takes it, whichever path sends it. */
 enum { MP_PROTO_EAGER, MP_PROTO_SENDREQ, MP_PROTO_RNDV };
 void mp_stat_sent(int proto, size_t bytes);
+/* copy.c */
 /* Single copy of a whole message: the peer's contiguous range at remote_addr to (read) or
  * from (write) the first `bytes` of (buf, count, dt), in as many transport calls as the
  * segments need.  MPI error code. */
@@ -169,7 +172,24 @@ int  mp_copy_message(int write, int world_peer, uint64_t remote_addr, void *buf,
  * and both sides copy chunks; returns when all bytes are there.  MPI error code. */
 int  mp_copy_shared(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
                     void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes);
+/* mp_copy_shared from a progress hook: without the big lock where the poll allows it and
+ * the transport and buffer can (copy.c states what the caller must have made safe). */
+int  mp_copy_in_hook(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
+                     void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes);
+/* Rendezvous pulls of a matched receive: mp_pull_deferred says whether the pull goes to the
+ * hook (MPI_THREAD_MULTIPLE, contiguous buffer, a transport that copies unlocked); then
+ * mp_pull_later queues it, and the hook pulls `bytes`, sends FIN and completes the receive. */
+int  mp_pull_deferred(const mp_request *req, int world_peer);
+void mp_pull_later(mp_request *req, int world_peer, uint64_t peer_cookie, uint64_t remote_addr,
+                   size_t bytes);
+/* Helping a peer's two-core copy (MP_PKT_SPLIT) from the hook as well: mp_help_deferred
+ * says whether it goes there, mp_help_later queues it. */
+int  mp_help_deferred(int world_peer);
+void mp_help_later(int world_peer, uint32_t ticket, int write, uint64_t remote_addr,
+                   void *local, size_t bytes);
+void mp_copy_init(void);
 void mp_split_on_packet(int world, const mp_hdr *hdr);  /* recv.c: help a peer's copy */
+/* send.c */
 void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends and tries to transmit */
 void mp_send_ctrl(int world_peer, const mp_hdr *hdr);
 int  mp_send_flush(void);                             /* retries pending work; events */

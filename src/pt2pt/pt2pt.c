@@ -37,6 +37,7 @@ int mp_pt2pt_init(void)
     mp_procs_on_grow(peers_grow);
     mp_transport_set_handler(MP_PKT_CLASS_P2P, mp_recv_on_packet);
     mp_progress_register_gated(mp_send_flush, mp_send_pending_gate());
+    mp_copy_init();
     mp_p2p_failed_init();
     return MPI_SUCCESS;
 }

@@ -88,6 +88,10 @@ static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cooki
                                rndv_read_done, req) == MPI_SUCCESS)
                 return;
         }
+        if (mp_pull_deferred(req, world)) {   /* out of the handler, maybe unlocked: copy.c */
+            mp_pull_later(req, world, cookie, addr, want);
+            return;
+        }
         int err = mp_copy_shared(0, world, addr, cookie, req->buf, req->count, req->dt, want);
         if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
             req->error = err;
@@ -236,8 +240,14 @@ void mp_split_on_packet(int world, const mp_hdr *h)
     int write = req->kind == MP_REQ_SEND;
     MP_ASSERT(write ? req->state == MP_ST_WAIT_FIN : req->state == MP_ST_RECV_POSTED);
     void *local = write && req->tmp ? req->tmp : (char *)req->buf + req->dt->true_lb;
+    if (mp_help_deferred(world)) {        /* out of the handler, maybe unlocked: copy.c */
+        mp_help_later(world, h->seq, write, h->addr, local, h->size);
+        return;
+    }
     mp_transport *tp = mp_p2p.peers[world].tp;
-    tp->split_copy(world, 0, h->seq, write, h->addr, local, h->size);
+    size_t helped = 0;
+    tp->split_copy(world, 0, h->seq, write, h->addr, local, h->size, &helped);
+    mp_stat.split_help_bytes += helped;
 }
 
 void mp_recv_on_packet(int world, const mp_hdr *h, const void *payload)

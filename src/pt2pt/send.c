@@ -94,57 +94,32 @@ void mp_stat_sent(int proto, size_t bytes)
     }
 }
 
-int mp_copy_message(int write, int world_peer, uint64_t remote_addr, void *buf, MPI_Aint count,
-                    const mp_datatype *dt, size_t bytes)
-{
-    mp_transport *tp = mp_transport_of(world_peer);
-    struct iovec iov[64];
-    size_t done = 0;
-    while (done < bytes) {
-        size_t covered;
-        int n;
-        if (dt->is_contig) {
-            iov[0].iov_base = (char *)buf + dt->true_lb + done;
-            iov[0].iov_len = bytes - done;
-            n = 1;
-            covered = bytes - done;
-        } else {
-            n = mp_segments(buf, count, dt, done, bytes - done, iov, 64, &covered);
-        }
-        int err = write ? tp->write(world_peer, remote_addr + done, iov, n)
-                        : tp->read(world_peer, remote_addr + done, iov, n);
-        if (err != MPI_SUCCESS)
-            return err;
-        done += covered;
-    }
-    return MPI_SUCCESS;
-}
-
-int mp_copy_shared(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
-                   void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes)
-{
-    mp_transport *tp = mp_transport_of(world_peer);
-    uint32_t ticket;
-    if (!dt->is_contig || !tp->split_open || tp->split_open(world_peer, bytes, &ticket) != MPI_SUCCESS)
-        return mp_copy_message(write, world_peer, remote_addr, buf, count, dt, bytes);
-    void *local = (char *)buf + dt->true_lb;
-    mp_hdr h;
-    mp_hdr_control(&h, MP_PKT_SPLIT, peer_cookie, (uint64_t)(uintptr_t)local);
-    h.size = bytes;
-    h.seq = ticket;
-    mp_send_ctrl(world_peer, &h);
-    mp_stat.split_msgs++;
-    return tp->split_copy(world_peer, 1, ticket, write, remote_addr, local, bytes);
-}
-
 /* Remote Write: the whole message straight into the receiver's posted buffer, which the
  * receiver helps fill if it is polling (MP_PKT_SPLIT). */
-static void remote_write(mp_request *req)
+static void remote_write(mp_request *req, int in_hook)
 {
-    int err = mp_copy_shared(1, req->world_peer, req->remote_addr, req->peer_req, req->buf,
-                             req->count, req->dt, req->bytes);
+    int err = in_hook ? mp_copy_in_hook(1, req->world_peer, req->remote_addr, req->peer_req,
+                                        req->buf, req->count, req->dt, req->bytes)
+                      : mp_copy_shared(1, req->world_peer, req->remote_addr, req->peer_req,
+                                       req->buf, req->count, req->dt, req->bytes);
     if (err != MPI_SUCCESS)
         mp_fatal("remote write to rank %d failed: %s", req->world_peer, mp_error_message(err));
+}
+
+/* Under MPI_THREAD_MULTIPLE the remote write of the peer's head send runs from the hook,
+ * possibly without the big lock (copy.c says what keeps the peer's queue safe meanwhile). */
+static int write_later(const mp_request *req)
+{
+    return MP_UNLIKELY(mp_thread_multiple) && req->state == MP_ST_SEND_RWDONE &&
+           req->done_bytes < req->bytes;
+}
+
+static void remote_write_in_hook(mp_peer *p, mp_request *req)
+{
+    p->copying = 1;
+    req->done_bytes = req->bytes;         /* taken: a cancel leaves it alone */
+    remote_write(req, 1);
+    p->copying = 0;
 }
 
 /* Hands as much of `req` to the transport as it takes.  Returns 1 when the request no longer
@@ -189,7 +164,7 @@ static int transmit(mp_request *req)
         return 1;
     case MP_ST_SEND_RWDONE:
         if (req->done_bytes < req->bytes) {   /* the remote write, once */
-            remote_write(req);
+            remote_write(req, 0);
             req->done_bytes = req->bytes;
         }
         fill_hdr(&h, req, MP_PKT_RWDONE);
@@ -228,7 +203,9 @@ static int transmit(mp_request *req)
     }
 }
 
-static int flush_peer(int world)
+/* Hands the peer's queued packets to the transport.  *wrote: a remote write ran from here,
+ * and may have let go of the big lock (the caller's view of the active peers is stale). */
+static int flush_peer(int world, int *wrote)
 {
     mp_peer *p = &mp_p2p.peers[world];
     int events = 0;
@@ -242,8 +219,14 @@ static int flush_peer(int world)
         free(c);
         events++;
     }
+    if (p->copying)                       /* another thread writes the head's data */
+        return events;
     while (p->send_head) {
         mp_request *req = p->send_head;
+        if (write_later(req)) {
+            remote_write_in_hook(p, req);
+            *wrote = 1;
+        }
         mp_request *next = req->next;     /* transmit may complete and recycle req */
         if (!transmit(req))
             return events;
@@ -264,7 +247,7 @@ void mp_send_queue(mp_peer *peer, mp_request *req)
         peer->send_tail = req;
         return;
     }
-    if (!peer->ctrl_head && transmit(req))
+    if (!peer->ctrl_head && !write_later(req) && transmit(req))
         return;                           /* req may be complete and recycled already */
     peer->send_head = peer->send_tail = req;
     mark_active(world);
@@ -290,8 +273,10 @@ int mp_send_flush(void)
 {
     int events = 0;
     for (int i = 0; i < nactive;) {
-        int w = active[i];
-        events += flush_peer(w);
+        int w = active[i], wrote = 0;
+        events += flush_peer(w, &wrote);
+        if (wrote)                        /* other threads may have changed active[] */
+            return events + 1;
         mp_peer *p = &mp_p2p.peers[w];
         if (!p->send_head && !p->ctrl_head) {
             is_active[w] = 0;

@@ -144,14 +144,17 @@ typedef struct mp_transport {
      * helper's chunks are done too.  The helper, on that packet, calls split_copy(owner = 0)
      * with the owner's address: it copies chunks until none is left and returns without
      * waiting; a packet that comes late claims nothing.  write: local -> remote.  Both return
-     * an MPI error code (the helper's failure reaches the owner's call). */
+     * an MPI error code (the helper's failure reaches the owner's call); the helper's call
+     * adds the bytes it copied to *helped (the owner passes NULL). */
     int (*split_open)(int world_peer, size_t len, uint32_t *ticket);
     int (*split_copy)(int world_peer, int owner, uint32_t ticket, int write, uint64_t remote_addr,
-                      void *local, size_t len);
+                      void *local, size_t len, size_t *helped);
     int (*poll)(int skip_world);
     size_t max_payload;   /* data bytes per packet */
     size_t eager_max;     /* largest message sent eagerly */
     int single_copy;      /* read/write available */
+    int copy_unlocked;    /* read/write/split_copy touch no library state: they may
+                             run while another thread holds the big lock */
     int shares_memory;    /* the peer can map our shared mappings (mp_shared_*) */
     int wakes_sleepers;   /* a packet sent through it ends the receiver's futex sleep */
 } mp_transport;

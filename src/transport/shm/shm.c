@@ -384,6 +384,7 @@ int mp_shm_init(void)
                              "process_vm_readv between the ranks of this node");
     mp_shm.cma = cma;
     mp_shm_transport.single_copy = cma;
+    mp_shm_transport.copy_unlocked = cma;
     mp_shm_transport.split_open = cma ? mp_split_open : NULL;
     mp_shm_transport.split_copy = cma ? mp_split_copy : NULL;
     if (mp_cfg.verbose && mp_world.rank == 0)

@@ -296,6 +296,6 @@ int  mp_cma_writev(int world_peer, const struct iovec *local, int nlocal,
                    const struct iovec *remote, int nremote);
 int  mp_split_open(int world_peer, size_t len, uint32_t *ticket);   /* split.c */
 int  mp_split_copy(int world_peer, int owner, uint32_t ticket, int write, uint64_t remote_addr,
-                   void *local, size_t len);
+                   void *local, size_t len, size_t *helped);
 
 #endif

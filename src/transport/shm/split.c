@@ -31,8 +31,12 @@
  * to hide its fixed cost and the side that finishes first waits at most one chunk.
  *
  * One slot per rank suffices: an owner publishes, copies and waits for its helper in one call
- * without polling, so it never owns two transfers at once.  While it waits it checks now and
- * then that the helper still exists (a killed peer would never add its bytes).
+ * without polling, so it never owns two transfers at once.  Threads of one process under
+ * MPI_THREAD_MULTIPLE copy without the big lock (copy_unlocked), so two of them could open
+ * transfers at once: `owning` admits one owner per process (acquire on open, release when its
+ * helper is done, so the next owner's resets of the slot follow the last one's reads); the
+ * other copies alone.  While an owner waits it checks now and then that the helper still
+ * exists (a killed peer would never add its bytes).
  */
 #include "transport/shm/shm.h"
 #include <errno.h>
@@ -43,7 +47,8 @@
 #define MAX_CHUNKS 16u
 #define LIVENESS_EVERY 4096u   /* waiting owner: spins between checks that the helper lives */
 
-static uint32_t next_ticket;
+static uint32_t next_ticket;       /* written by the owner only */
+static atomic_int owning;          /* a thread of this process owns the slot's transfer */
 
 static size_t chunk_size(size_t len)
 {
@@ -77,6 +82,10 @@ int mp_split_open(int world_peer, size_t len, uint32_t *ticket)
     if (mp_cfg.split_copy == 0 || len < mp_cfg.split_copy_min || len < 2 * (size_t)MIN_CHUNK ||
         mp_world.procs[world_peer].tp != &mp_shm_transport || world_peer == mp_world.rank ||
         (mp_cfg.split_copy < 0 && (mp_wait_oversubscribed() || !peer_offers(world_peer))))
+        return MP_AGAIN;
+    int idle = 0;
+    if (!atomic_compare_exchange_strong_explicit(&owning, &idle, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
         return MP_AGAIN;
     mp_split_slot *s = slot_of(world_peer, 1);
     if (++next_ticket == 0)
@@ -123,7 +132,7 @@ static int wait_helper(mp_split_slot *s, int world_peer, size_t len)
 }
 
 int mp_split_copy(int world_peer, int owner, uint32_t ticket, int write, uint64_t remote_addr,
-                  void *local, size_t len)
+                  void *local, size_t len, size_t *helped)
 {
     mp_split_slot *s = slot_of(world_peer, owner);
     size_t chunk = chunk_size(len);
@@ -144,12 +153,13 @@ int mp_split_copy(int world_peer, int owner, uint32_t ticket, int write, uint64_
         if (copied)
             atomic_fetch_add_explicit(&s->done, copied, memory_order_release);
         int herr = wait_helper(s, world_peer, len);
+        atomic_store_explicit(&owning, 0, memory_order_release);
         return err != MPI_SUCCESS ? err : herr;
     }
     if (copied) {
         if (err != MPI_SUCCESS)
             atomic_store_explicit(&s->err, MPI_ERR_OTHER, memory_order_relaxed);
-        mp_stat.split_help_bytes += copied;
+        *helped += copied;
         atomic_fetch_add_explicit(&s->done, copied, memory_order_release);
     }
     return err;
