@@ -34,11 +34,13 @@ $(BUILD)/obj/abi/abi_gen.o: $(ABI_GEN)/abi.stamp src/abi/abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ABI_CFLAGS) $(CFLAGS) -Isrc -Werror=implicit-function-declaration -c $(ABI_GEN)/abi_gen.c -o $@
 
-# MemPI's objects with their MPI ABI renamed (the symbols' list comes from the objects).
+# MemPI's objects with their MPI ABI renamed (the symbols' list comes from the objects; with
+# SANITIZE=address also the sanitizer's ODR indicators of MPI_ variables, defined in both).
 $(BUILD)/obj/abi/mempi.o: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	ld -r -o $@.tmp $(LIB_OBJ)
-	nm -g --defined-only $@.tmp | awk '$$3 ~ /^P?MPI_/ { print $$3, "mp_mpich_" $$3 }' > $@.syms
+	nm -g --defined-only $@.tmp | awk '$$3 ~ /^(__odr_asan[.])?P?MPI_/ { match($$3, /P?MPI_/); \
+	    print $$3, substr($$3, 1, RSTART - 1) "mp_mpich_" substr($$3, RSTART) }' > $@.syms
 	objcopy --redefine-syms=$@.syms $@.tmp $@
 	@rm -f $@.tmp
 
