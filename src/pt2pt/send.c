@@ -167,6 +167,10 @@ static int transmit(mp_request *req)
             remote_write(req, 0);
             req->done_bytes = req->bytes;
         }
+        /* Its SPLIT may wait in the control queue (the ring was full): RWDONE must not pass
+         * it, or the receiver meets a SPLIT for a receive already complete. */
+        if (mp_p2p.peers[req->world_peer].ctrl_head)
+            return 0;
         fill_hdr(&h, req, MP_PKT_RWDONE);
         h.cookie = req->peer_req;
         if (tp->send(req->world_peer, &h, NULL) == MP_AGAIN)
