@@ -1,5 +1,6 @@
 /* mempi-test: np=2,3,5 timeout=300 */
 /* mempi-test: np=2,4 timeout=300 env=MEMPI_SPLIT_COPY=1 */
+/* mempi-test: np=3 timeout=300 env=MEMPI_SPLIT_COPY=1,MEMPI_SHM_CELLS=4 */
 /* thread_bigcopy.c -- threads on their own communicators moving large messages at once, under
  * MPI_THREAD_MULTIPLE.  MemPI, BSD-3-Clause (see LICENSE).
  *
@@ -18,7 +19,9 @@
  * Each message carries its sender, thread and iteration; the receiver checks every byte, the
  * status's source, tag and count, and each thread's order.  The second line forces two-core
  * copies, so two threads of a process may try to own one at once (one gets it, the other
- * copies alone).  At the end, if some rank wrote by remote write to a node-mate, at least one
+ * copies alone); the third also shrinks the queues, so control packets (a copy's SPLIT) wait
+ * in the sender's control queue and must still reach the receiver before the message's
+ * RWDONE.  At the end, if some rank wrote by remote write to a node-mate, at least one
  * copy must have run outside the lock (the counter mempi_unlocked_copies).
  */
 #include <mpi.h>
