@@ -423,6 +423,9 @@ void mp_lock_reacquire(int depth);
  * caller takes it back with mp_lock_retake_in_hook; 0 if it must copy holding it.  The caller
  * first leaves its own state so that other threads may act on it (progress.c). */
 typedef struct mp_lock_saved { int depth, polling, hooks_may_drop; } mp_lock_saved;
+/* Some thread has had to wait for the big lock since MPI_Init (a hint): the program's threads
+ * meet in the library, so long work under the lock would hold them up. */
+int  mp_lock_contended_ever(void);
 int  mp_lock_drop_in_hook(mp_lock_saved *saved);
 void mp_lock_retake_in_hook(const mp_lock_saved *saved);
 /* Holds the lock from here to the end of the enclosing block, whatever path leaves it: the

@@ -279,6 +279,11 @@ void mp_lock_reacquire(int depth)
     }
 }
 
+int mp_lock_contended_ever(void)
+{
+    return atomic_load_explicit(&lock_grants, memory_order_relaxed) != 0;
+}
+
 int mp_lock_drop_in_hook(mp_lock_saved *saved)
 {
     if (!MP_UNLIKELY(mp_thread_multiple) || !hooks_may_drop || !held_by(self_id()))

@@ -30,6 +30,11 @@
  *     and touches nothing (split.c).
  *
  * Non-contiguous buffers copy under the lock: the segment walk reads the datatype's state.
+ * Copies are deferred only once threads have met in the library (mp_copies_deferred: some
+ * thread had to wait for the lock): a program that asked for MPI_THREAD_MULTIPLE but calls MPI
+ * from one thread at a time -- every mpi4py program -- keeps the copy where it was, in the
+ * call that can do it (an MPI_Isend's remote write, an MPI_Irecv's pull of a rendezvous that
+ * arrived first), so its data moves before the wait.
  */
 #include "pt2pt/proto.h"
 #include <stdlib.h>
@@ -130,15 +135,19 @@ int mp_copy_in_hook(int write, int world_peer, uint64_t remote_addr, uint64_t pe
     return err;
 }
 
+int mp_copies_deferred(void)
+{
+    return MP_UNLIKELY(mp_thread_multiple) && mp_lock_contended_ever();
+}
+
 int mp_pull_deferred(const mp_request *req, int world_peer)
 {
-    return MP_UNLIKELY(mp_thread_multiple) && req->dt->is_contig &&
-           mp_transport_of(world_peer)->copy_unlocked;
+    return mp_copies_deferred() && req->dt->is_contig && mp_transport_of(world_peer)->copy_unlocked;
 }
 
 int mp_help_deferred(int world_peer)
 {
-    return MP_UNLIKELY(mp_thread_multiple) && mp_transport_of(world_peer)->copy_unlocked;
+    return mp_copies_deferred() && mp_transport_of(world_peer)->copy_unlocked;
 }
 
 void mp_pull_later(mp_request *req, int world_peer, uint64_t peer_cookie, uint64_t remote_addr,

@@ -179,6 +179,7 @@ int  mp_copy_in_hook(int write, int world_peer, uint64_t remote_addr, uint64_t p
 /* Rendezvous pulls of a matched receive: mp_pull_deferred says whether the pull goes to the
  * hook (MPI_THREAD_MULTIPLE, contiguous buffer, a transport that copies unlocked); then
  * mp_pull_later queues it, and the hook pulls `bytes`, sends FIN and completes the receive. */
+int  mp_copies_deferred(void);       /* MPI_THREAD_MULTIPLE and threads met in the library */
 int  mp_pull_deferred(const mp_request *req, int world_peer);
 void mp_pull_later(mp_request *req, int world_peer, uint64_t peer_cookie, uint64_t remote_addr,
                    size_t bytes);

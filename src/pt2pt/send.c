@@ -106,12 +106,12 @@ static void remote_write(mp_request *req, int in_hook)
         mp_fatal("remote write to rank %d failed: %s", req->world_peer, mp_error_message(err));
 }
 
-/* Under MPI_THREAD_MULTIPLE the remote write of the peer's head send runs from the hook,
- * possibly without the big lock (copy.c says what keeps the peer's queue safe meanwhile). */
+/* Once threads meet in the library the remote write of the peer's head send runs from the
+ * hook, possibly without the big lock (copy.c says what keeps the peer's queue safe). */
 static int write_later(const mp_request *req)
 {
-    return MP_UNLIKELY(mp_thread_multiple) && req->state == MP_ST_SEND_RWDONE &&
-           req->done_bytes < req->bytes;
+    return req->state == MP_ST_SEND_RWDONE && req->done_bytes < req->bytes &&
+           mp_copies_deferred();
 }
 
 static void remote_write_in_hook(mp_peer *p, mp_request *req)
