@@ -158,8 +158,8 @@ static _Atomic uintptr_t lock_owner;
 static int lock_depth;                 /* the holder's nesting */
 static int polling;                    /* the holder is inside poll_all or a nested wait
                                           (mp_idle_nested): a wait keeps the lock */
-static int hooks_may_drop;             /* the holder runs the hooks of a poll that a wait at
-                                          the top of a call started: see mp_lock_drop_in_hook */
+static int hooks_may_drop;             /* the holder's poll was started by a wait at the top
+                                          of a call: its hooks may let go (mp_lock_drop_in_hook) */
 static atomic_int lock_waiters;        /* threads in lock_contended (relaxed: a hint) */
 static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
 static atomic_uint lock_gen;           /* releases so far: the futex word of sleeping waiters */
@@ -363,28 +363,15 @@ void mp_progress_register(mp_progress_hook hook)
     mp_progress_register_gated(hook, NULL);
 }
 
-/* One poll of the transports (all but skip_world's packets; -1: all) and the hooks.
- * may_drop: the hooks may let go of the big lock around a large copy (mp_lock_drop_in_hook). */
-static inline int run_hooks(void)
-{
-    int events = 0;
-    for (int i = 0; i < nhooks; i++)
-        if (!hooks[i].gate || *hooks[i].gate)
-            events += hooks[i].hook();
-    return events;
-}
-
-static inline int poll_once(int skip_world, int may_drop)
+/* One poll of the transports (all but skip_world's packets; -1: all) and the hooks. */
+static inline int poll_once(int skip_world)
 {
     int events = 0;
     for (int i = 0; i < nsources; i++)
         events += sources[i](skip_world);
-    if (MP_LIKELY(hooks_may_drop == may_drop))   /* below MPI_THREAD_MULTIPLE: always 0 */
-        return events + run_hooks();
-    int saved = hooks_may_drop;                  /* a poll inside a hook may not drop */
-    hooks_may_drop = may_drop;
-    events += run_hooks();
-    hooks_may_drop = saved;
+    for (int i = 0; i < nhooks; i++)
+        if (!hooks[i].gate || *hooks[i].gate)
+            events += hooks[i].hook();
     return events;
 }
 
@@ -395,10 +382,12 @@ static inline int poll_held(int skip_world, int may_step_aside)
     if (may_step_aside && polling == 0 &&
         atomic_load_explicit(&lock_waiters, memory_order_relaxed))
         step_aside();
-    int may_drop = may_step_aside && polling == 0;
+    int saved_may_drop = hooks_may_drop;  /* a poll inside a hook may not drop */
+    hooks_may_drop = may_step_aside && polling == 0;
     polling++;
-    int events = poll_once(skip_world, may_drop);
+    int events = poll_once(skip_world);
     polling--;
+    hooks_may_drop = saved_may_drop;
     if (events && MP_UNLIKELY(atomic_load_explicit(&local_sleepers, memory_order_relaxed)))
         sleeper->wake_self();
     return events;
@@ -417,7 +406,7 @@ static inline int poll_all_except(int skip_world)
 {
     if (MP_UNLIKELY(mp_thread_multiple))
         return poll_locked(skip_world, 1);
-    return poll_once(skip_world, 0);
+    return poll_once(skip_world);
 }
 
 static int poll_all(void)
@@ -485,7 +474,7 @@ int mp_progress(void)
 {
     if (MP_UNLIKELY(mp_thread_multiple))
         return progress_locked();
-    int events = poll_once(-1, 0);
+    int events = poll_once(-1);
     count_test(events);
     return events;
 }
@@ -540,7 +529,7 @@ int mp_poll_except_holding(int world)
 {
     if (MP_UNLIKELY(mp_thread_multiple))
         return poll_locked(world, 0);
-    return poll_once(world, 0);
+    return poll_once(world);
 }
 
 void mp_idle(unsigned *spins)

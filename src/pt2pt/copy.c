@@ -15,8 +15,8 @@
  *   - Rendezvous pulls leave the packet handler.  A handler runs with the packet's queue cell
  *     still held and with later packets of the same peer not yet handled; another thread must
  *     not poll that queue in between.  So under MPI_THREAD_MULTIPLE a matched rendezvous
- *     whose copy could run unlocked is put on the pull list (state MP_ST_RECV_READING) and
- *     pull_progress, a hook, copies it: the request is off every queue by then, its
+ *     whose copy could run unlocked is put on the deferred list (state MP_ST_RECV_READING)
+ *     and copy_progress, a hook, pulls it: the request is off every queue by then, its
  *     matching decided, and only its waiter looks at it (its `done` flag).
  *   - A remote write stays at the head of its peer's send queue while it copies, the peer
  *     marked `copying`: other threads queue sends to that peer behind it (its RWDONE keeps
@@ -25,12 +25,12 @@
  *     it there (sendreq.c), a cancel finds its bytes taken (done_bytes) and leaves it, and a
  *     peer failure leaves it to the copying thread (failed.c).  mp_send_queue leaves such
  *     sends to the hook rather than writing them in the entry point (send.c).
- *   - Helping a peer's two-core copy leaves the packet handler too (the help list): the
+ *   - Helping a peer's two-core copy leaves the packet handler too (the same list): the
  *     helper claims chunks from the owner's slot, so a help that runs late finds none left
  *     and touches nothing (split.c).
  *
  * Non-contiguous buffers copy under the lock: the segment walk reads the datatype's state.
- * Copies are deferred only once threads have met in the library (mp_copies_deferred: some
+ * Copies are deferred only once threads have met in the library (mp_copy_deferred: some
  * thread had to wait for the lock): a program that asked for MPI_THREAD_MULTIPLE but calls MPI
  * from one thread at a time -- every mpi4py program -- keeps the copy where it was, in the
  * call that can do it (an MPI_Isend's remote write, an MPI_Irecv's pull of a rendezvous that
@@ -40,20 +40,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static mp_request *pull_head, *pull_tail;   /* matched rendezvous receives to pull, FIFO */
-
-/* A peer's two-core copy this rank was asked to help with (MP_PKT_SPLIT), not yet helped. */
-typedef struct help {
-    struct help *next;
+/* A copy left for the hook: a rendezvous pull into a matched receive (`pull`), or this rank's
+ * part of a peer's two-core copy (MP_PKT_SPLIT: pull == NULL). */
+typedef struct deferred {
+    struct deferred *next;
+    mp_request *pull;
     int world_peer, write;
     uint32_t ticket;
     uint64_t remote_addr;
     void *local;
     size_t bytes;
-} help;
-static help *help_head, *help_tail;
-
-static int pending;                        /* pulls + helps: the hook's gate */
+} deferred;
+static deferred *deferred_head, *deferred_tail;
+static int ndeferred;                      /* the hook's gate */
 
 int mp_copy_message(int write, int world_peer, uint64_t remote_addr, void *buf, MPI_Aint count,
                     const mp_datatype *dt, size_t bytes)
@@ -98,56 +97,65 @@ static int open_shared(int world_peer, uint64_t peer_cookie, void *local, size_t
     return 1;
 }
 
+/* The copy itself, once open_shared said whether the peer helps: it touches no library state
+ * of the transports that copy unlocked, so it may run without the big lock. */
+static int run_copy(int shared, uint32_t ticket, int write, int world_peer, uint64_t remote_addr,
+                    void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes)
+{
+    if (shared)
+        return mp_transport_of(world_peer)->split_copy(world_peer, 1, ticket, write, remote_addr,
+                                                       (char *)buf + dt->true_lb, bytes, NULL);
+    return mp_copy_message(write, world_peer, remote_addr, buf, count, dt, bytes);
+}
+
 int mp_copy_shared(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
                    void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes)
 {
-    uint32_t ticket;
-    void *local = (char *)buf + dt->true_lb;
-    if (!dt->is_contig || !open_shared(world_peer, peer_cookie, local, bytes, &ticket))
-        return mp_copy_message(write, world_peer, remote_addr, buf, count, dt, bytes);
-    return mp_transport_of(world_peer)->split_copy(world_peer, 1, ticket, write, remote_addr,
-                                                   local, bytes, NULL);
+    uint32_t ticket = 0;
+    int shared = dt->is_contig &&
+                 open_shared(world_peer, peer_cookie, (char *)buf + dt->true_lb, bytes, &ticket);
+    return run_copy(shared, ticket, write, world_peer, remote_addr, buf, count, dt, bytes);
+}
+
+/* Takes the big lock back after mp_lock_drop_in_hook let it go, and counts the copy. */
+static void lock_back(int dropped, const mp_lock_saved *saved)
+{
+    if (dropped) {
+        mp_lock_retake_in_hook(saved);
+        mp_stat.unlocked_copies++;
+    }
 }
 
 int mp_copy_in_hook(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
                     void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes)
 {
-    mp_transport *tp = mp_transport_of(world_peer);
-    if (!tp->copy_unlocked || !dt->is_contig)
+    if (!mp_transport_of(world_peer)->copy_unlocked || !dt->is_contig)
         return mp_copy_shared(write, world_peer, remote_addr, peer_cookie, buf, count, dt, bytes);
-    void *local = (char *)buf + dt->true_lb;
-    uint32_t ticket;
-    int shared = open_shared(world_peer, peer_cookie, local, bytes, &ticket);
+    uint32_t ticket = 0;
+    int shared = open_shared(world_peer, peer_cookie, (char *)buf + dt->true_lb, bytes, &ticket);
     mp_lock_saved saved;
     int dropped = mp_lock_drop_in_hook(&saved);
-    int err;
-    if (shared) {
-        err = tp->split_copy(world_peer, 1, ticket, write, remote_addr, local, bytes, NULL);
-    } else {
-        struct iovec iov = { local, bytes };
-        err = write ? tp->write(world_peer, remote_addr, &iov, 1)
-                    : tp->read(world_peer, remote_addr, &iov, 1);
-    }
-    if (dropped) {
-        mp_lock_retake_in_hook(&saved);
-        mp_stat.unlocked_copies++;
-    }
+    int err = run_copy(shared, ticket, write, world_peer, remote_addr, buf, count, dt, bytes);
+    lock_back(dropped, &saved);
     return err;
 }
 
-int mp_copies_deferred(void)
+int mp_copy_deferred(int world_peer)
 {
-    return MP_UNLIKELY(mp_thread_multiple) && mp_lock_contended_ever();
+    return MP_UNLIKELY(mp_thread_multiple) && mp_lock_contended_ever() &&
+           mp_transport_of(world_peer)->copy_unlocked;
 }
 
-int mp_pull_deferred(const mp_request *req, int world_peer)
+/* Both kinds of deferred copy wait in one FIFO, drained by one hook. */
+static void defer(deferred *d)
 {
-    return mp_copies_deferred() && req->dt->is_contig && mp_transport_of(world_peer)->copy_unlocked;
-}
-
-int mp_help_deferred(int world_peer)
-{
-    return mp_copies_deferred() && mp_transport_of(world_peer)->copy_unlocked;
+    d->next = NULL;
+    if (deferred_tail)
+        deferred_tail->next = d;
+    else
+        deferred_head = d;
+    deferred_tail = d;
+    ndeferred++;
 }
 
 void mp_pull_later(mp_request *req, int world_peer, uint64_t peer_cookie, uint64_t remote_addr,
@@ -156,75 +164,63 @@ void mp_pull_later(mp_request *req, int world_peer, uint64_t peer_cookie, uint64
     req->state = MP_ST_RECV_READING;
     req->world_peer = world_peer;
     req->peer_req = peer_cookie;
-    req->remote_addr = remote_addr;
-    req->done_bytes = bytes;              /* the bytes to pull */
-    req->next = NULL;
-    if (pull_tail)
-        pull_tail->next = req;
-    else
-        pull_head = req;
-    pull_tail = req;
-    pending++;
+    deferred *d = mp_malloc(sizeof *d);
+    *d = (deferred){ .pull = req, .world_peer = world_peer, .remote_addr = remote_addr,
+                     .bytes = bytes };
+    defer(d);
 }
 
 void mp_help_later(int world_peer, uint32_t ticket, int write, uint64_t remote_addr,
                    void *local, size_t bytes)
 {
-    help *h = mp_malloc(sizeof *h);
-    *h = (help){ NULL, world_peer, write, ticket, remote_addr, local, bytes };
-    if (help_tail)
-        help_tail->next = h;
-    else
-        help_head = h;
-    help_tail = h;
-    pending++;
+    deferred *d = mp_malloc(sizeof *d);
+    *d = (deferred){ .world_peer = world_peer, .write = write, .ticket = ticket,
+                     .remote_addr = remote_addr, .local = local, .bytes = bytes };
+    defer(d);
 }
 
-/* Helping claims chunks from the owner's slot (transport split_copy): a help that comes late,
+/* A pull: the whole message into the receive, then FIN and completion. */
+static void pull(const deferred *d)
+{
+    mp_request *req = d->pull;
+    int err = mp_copy_in_hook(0, d->world_peer, d->remote_addr, req->peer_req, req->buf,
+                              req->count, req->dt, d->bytes);
+    if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
+        req->error = err;
+    mp_send_reply(d->world_peer, MP_PKT_FIN, req->peer_req, 0);
+    mp_recv_complete(req);
+}
+
+/* A help claims chunks from the owner's slot (transport split_copy): one that comes late,
  * after the owner took every chunk and completed the request, claims none and touches
  * nothing, so the request behind `local` may be gone by then. */
-static int help_one(void)
+static void help(const deferred *d)
 {
-    help *h = help_head;
-    help_head = h->next;
-    if (!help_head)
-        help_tail = NULL;
-    pending--;
-    mp_transport *tp = mp_transport_of(h->world_peer);
     mp_lock_saved saved;
     size_t helped = 0;
     int dropped = mp_lock_drop_in_hook(&saved);
-    tp->split_copy(h->world_peer, 0, h->ticket, h->write, h->remote_addr, h->local, h->bytes,
-                   &helped);
-    if (dropped) {
-        mp_lock_retake_in_hook(&saved);
-        mp_stat.unlocked_copies++;
-    }
+    mp_transport_of(d->world_peer)->split_copy(d->world_peer, 0, d->ticket, d->write,
+                                               d->remote_addr, d->local, d->bytes, &helped);
+    lock_back(dropped, &saved);
     mp_stat.split_help_bytes += helped;
-    free(h);
-    return 1;
 }
 
-/* The hook: each pull is taken off the list before its copy, so threads that poll while the
+/* The hook: each copy is taken off the list before it runs, so threads that poll while the
  * lock is released take the next ones and copy in parallel. */
-static int pull_progress(void)
+static int copy_progress(void)
 {
     int events = 0;
-    while (help_head)
-        events += help_one();
-    while (pull_head) {
-        mp_request *req = pull_head;
-        pull_head = req->next;
-        if (!pull_head)
-            pull_tail = NULL;
-        pending--;
-        req->next = NULL;
-        int err = mp_copy_in_hook(0, req->world_peer, req->remote_addr, req->peer_req, req->buf,
-                                  req->count, req->dt, req->done_bytes);
-        if (err != MPI_SUCCESS && req->error == MPI_SUCCESS)
-            req->error = err;
-        mp_send_reply(req->world_peer, MP_PKT_FIN, req->peer_req, 0);
-        mp_recv_complete(req);
+    while (deferred_head) {
+        deferred *d = deferred_head;
+        deferred_head = d->next;
+        if (!deferred_head)
+            deferred_tail = NULL;
+        ndeferred--;
+        if (d->pull)
+            pull(d);
+        else
+            help(d);
+        free(d);
         events++;
     }
     return events;
@@ -232,8 +228,7 @@ static int pull_progress(void)
 
 void mp_copy_init(void)
 {
-    pull_head = pull_tail = NULL;
-    help_head = help_tail = NULL;
-    pending = 0;
-    mp_progress_register_gated(pull_progress, &pending);
+    deferred_head = deferred_tail = NULL;
+    ndeferred = 0;
+    mp_progress_register_gated(copy_progress, &ndeferred);
 }

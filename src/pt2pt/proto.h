@@ -176,16 +176,13 @@ int  mp_copy_shared(int write, int world_peer, uint64_t remote_addr, uint64_t pe
  * the transport and buffer can (copy.c states what the caller must have made safe). */
 int  mp_copy_in_hook(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
                      void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes);
-/* Rendezvous pulls of a matched receive: mp_pull_deferred says whether the pull goes to the
- * hook (MPI_THREAD_MULTIPLE, contiguous buffer, a transport that copies unlocked); then
- * mp_pull_later queues it, and the hook pulls `bytes`, sends FIN and completes the receive. */
-int  mp_copies_deferred(void);       /* MPI_THREAD_MULTIPLE and threads met in the library */
-int  mp_pull_deferred(const mp_request *req, int world_peer);
+/* Whether copies with world_peer go to the hook: MPI_THREAD_MULTIPLE, threads have met in
+ * the library, and the transport copies unlocked.  mp_pull_later queues the pull of a matched
+ * rendezvous into a contiguous receive (the hook pulls `bytes`, sends FIN and completes it);
+ * mp_help_later this rank's part of a peer's two-core copy (MP_PKT_SPLIT). */
+int  mp_copy_deferred(int world_peer);
 void mp_pull_later(mp_request *req, int world_peer, uint64_t peer_cookie, uint64_t remote_addr,
                    size_t bytes);
-/* Helping a peer's two-core copy (MP_PKT_SPLIT) from the hook as well: mp_help_deferred
- * says whether it goes there, mp_help_later queues it. */
-int  mp_help_deferred(int world_peer);
 void mp_help_later(int world_peer, uint32_t ticket, int write, uint64_t remote_addr,
                    void *local, size_t bytes);
 void mp_copy_init(void);

@@ -88,7 +88,7 @@ static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cooki
                                rndv_read_done, req) == MPI_SUCCESS)
                 return;
         }
-        if (mp_pull_deferred(req, world)) {   /* out of the handler, maybe unlocked: copy.c */
+        if (req->dt->is_contig && mp_copy_deferred(world)) {   /* out of the handler: copy.c */
             mp_pull_later(req, world, cookie, addr, want);
             return;
         }
@@ -240,7 +240,7 @@ void mp_split_on_packet(int world, const mp_hdr *h)
     int write = req->kind == MP_REQ_SEND;
     MP_ASSERT(write ? req->state == MP_ST_WAIT_FIN : req->state == MP_ST_RECV_POSTED);
     void *local = write && req->tmp ? req->tmp : (char *)req->buf + req->dt->true_lb;
-    if (mp_help_deferred(world)) {        /* out of the handler, maybe unlocked: copy.c */
+    if (mp_copy_deferred(world)) {        /* out of the handler, maybe unlocked: copy.c */
         mp_help_later(world, h->seq, write, h->addr, local, h->size);
         return;
     }

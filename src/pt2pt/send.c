@@ -111,7 +111,7 @@ static void remote_write(mp_request *req, int in_hook)
 static int write_later(const mp_request *req)
 {
     return req->state == MP_ST_SEND_RWDONE && req->done_bytes < req->bytes &&
-           mp_copies_deferred();
+           mp_copy_deferred(req->world_peer);
 }
 
 static void remote_write_in_hook(mp_peer *p, mp_request *req)
