@@ -9,9 +9,10 @@
  * the same number of rounds on every rank.  In a round each rank sends every aggregator the
  * descriptors (offset, length) of its pieces inside that aggregator's window, and for a
  * write their data (alltoall of counts, alltoallv of descriptors, alltoallv of data: the
- * collective layer's node-aware paths carry them).  The aggregator of a write reads the
- * window's span first when the pieces leave holes in it (read-modify-write: other data in the
- * span must survive), copies the pieces in, and writes the span with one pwrite; the
+ * collective layer's node-aware paths carry them).  The aggregator of a write whose pieces
+ * tile the window writes them where they lie with pwritev (write_vector); otherwise it reads
+ * the window's span first when the pieces leave holes in it (read-modify-write: other data
+ * in the span must survive), copies the pieces in, and writes the span with one pwrite.  The
  * aggregator of a read reads the span with one pread and sends each rank its pieces back.
  * Holes between domains are never touched.  When no two ranks' ranges overlap, every rank
  * accesses its own range independently instead (unless romio_cb_write / romio_cb_read =
@@ -47,8 +48,11 @@
  */
 #include "io/io_impl.h"
 #include "coll/coll.h"
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 typedef struct piece { int64_t off, len, mpos; } piece;
 typedef struct plist { piece *p; size_t n, cap; } plist;
@@ -75,6 +79,18 @@ int mp_io_cb_local(const mp_file *f, int write)
               f->group_piece < (f->on_tmpfs ? LOCAL_WRITE_PIECE_TMPFS : LOCAL_WRITE_PIECE);
     return f->comm->size > 1 && !f->atomic && f->comm->nnodes == 1 && !f->hints.cb_nodes &&
            (write ? f->hints.cb_write : f->hints.cb_read) == MP_IO_AUTO && !mid;
+}
+
+/* On one host the aggregators' target is one page cache: an aggregator per core exchanges
+ * and copies into it in parallel with the others, each still writing megabytes at a time,
+ * where a single one would do all the copying while the other ranks wait
+ * (docs/decisions.md). */
+int mp_io_default_aggregators(const mp_file *f)
+{
+    const mp_comm *c = f->comm;
+    if (c->nnodes > 1)
+        return c->nnodes;
+    return f->host_cores < c->size ? f->host_cores : c->size;
 }
 
 int mp_io_cb_enabled(const mp_file *f, int write)
@@ -175,7 +191,7 @@ static char *scratch(mp_file *f, int i, size_t n)
 
 static void scratch_trim(mp_file *f)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < MP_IO_NSCRATCH; i++)
         if (f->cb_cap[i] > (size_t)f->hints.cb_buffer_size) {
             free(f->cb_scratch[i]);
             f->cb_scratch[i] = NULL;
@@ -206,6 +222,31 @@ static int ranges_overlap(const int64_t *r, int n)
         overlap = s[2 * i] < s[2 * i - 1];
     free(s);
     return overlap;
+}
+
+/* The aggregator of a write whose pieces tile its window (no holes, no overlaps) and average
+ * at least VEC_PIECE bytes writes them from where they lie -- its own data and the data
+ * received -- with pwritev instead of copying them into a span first: one copy of every byte
+ * less, and the file still sees writes of megabytes (IOV_MAX pieces a call; the page cache
+ * sizes its folios by the write, not by the vector's pieces).  Returns 0 or an errno value. */
+enum { VEC_PIECE = 2 << 10 };
+static int write_vector(int fd, struct iovec *iov, int left, off_t off)
+{
+    while (left > 0) {
+        ssize_t n = pwritev(fd, iov, left < IOV_MAX ? left : IOV_MAX, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;
+        off += n;
+        for (; left > 0 && (size_t)n >= iov->iov_len; left--)
+            n -= (ssize_t)iov++->iov_len;
+        if (n > 0) {                  /* a short write: the rest of this piece next */
+            iov->iov_base = (char *)iov->iov_base + n;
+            iov->iov_len -= (size_t)n;
+        }
+    }
+    return 0;
 }
 
 /* The allgather of the first step: every rank's error class (the agreement that none failed
@@ -365,6 +406,13 @@ static void round_data(cop *o)
                            dt_of(MPI_BYTE), o->f->comm, &o->inner), ST_AGG);
 }
 
+/* Where a write's piece lies on its aggregator: in its own data (mpos -1 - position there)
+ * or among the data received. */
+static char *piece_data(const cop *o, const piece *p)
+{
+    return p->mpos < 0 ? o->x.mem + (-1 - p->mpos) : o->rdata + p->mpos;
+}
+
 /* The aggregator's part of round r: rtot / 2 pieces, with their data (writes) at rdata in
  * order; a read's pieces go to sdata in arrival order.  Returns an MPI error code. */
 static int aggregate(cop *o)
@@ -391,24 +439,33 @@ static int aggregate(cop *o)
         }
     }
     qsort(ps, np, sizeof *ps, cmp_piece);
-    int64_t wlo = ps[0].off, whi = wlo, holes = 0;
+    int64_t wlo = ps[0].off, whi = wlo, holes = 0, overlap = 0;
     for (size_t i = 0; i < np; i++) {
         if (ps[i].off > whi)
             holes = 1;
+        if (ps[i].off < whi)
+            overlap = 1;
         if (ps[i].off + ps[i].len > whi)
             whi = ps[i].off + ps[i].len;
     }
-    char *span = scratch(f, SCR_SPAN, (size_t)(whi - wlo));
     /* the span is locked like any write, so that a sieving independent writer's
      * read-modify-write of an overlapping block cannot undo it (access.c) */
     int locked = write && mp_io_write_locks(f) && mp_io_lock(f, wlo, whi - wlo, 1, 1) == 0;
+    int vector = write && !holes && !overlap && (whi - wlo) / (int64_t)np >= VEC_PIECE;
+    char *span = vector ? NULL : scratch(f, SCR_SPAN, (size_t)(whi - wlo));
     if (!write || holes)
         err = span_io(o->F, f, 0, span, wlo, whi - wlo);
-    if (!err && write) {
+    if (vector) {
+        struct iovec *iov = mp_malloc(sizeof *iov * np);
         for (size_t i = 0; i < np; i++)
-            memcpy(span + (ps[i].off - wlo), ps[i].mpos < 0 ? o->x.mem + (-1 - ps[i].mpos)
-                                                            : o->rdata + ps[i].mpos,
-                   (size_t)ps[i].len);
+            iov[i] = (struct iovec){ piece_data(o, &ps[i]), (size_t)ps[i].len };
+        int e = write_vector(f->fd, iov, (int)np, (off_t)wlo);
+        if (e)
+            err = mp_io_errno(o->F, f->name, "cannot write (collective buffering)", e);
+        free(iov);
+    } else if (!err && write) {
+        for (size_t i = 0; i < np; i++)
+            memcpy(span + (ps[i].off - wlo), piece_data(o, &ps[i]), (size_t)ps[i].len);
         err = span_io(o->F, f, 1, span, wlo, whi - wlo);
     }
     if (locked)
@@ -465,7 +522,7 @@ static void decide(cop *o)
         o->state = ST_END;
         return;
     }
-    long want = f->hints.cb_nodes ? f->hints.cb_nodes : c->nnodes;
+    long want = f->hints.cb_nodes ? f->hints.cb_nodes : mp_io_default_aggregators(f);
     L->naggs = want < 1 ? 1 : want > n ? n : (int)want;
     L->agg = mp_malloc(sizeof(int) * (size_t)L->naggs);
     o->my_agg = -1;

@@ -16,6 +16,7 @@
  * change into f->hints (what was given when valid, else the default), which get_info reports.
  */
 #include "io/io_impl.h"
+#include "core/placement.h"
 #include "coll/coll.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -140,7 +141,7 @@ static void file_destroy(mp_file *f)
     mp_errhandler_release(f->errhandler);
     if (f->comm)
         mp_comm_free_internal(f->comm);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < MP_IO_NSCRATCH; i++)
         free(f->cb_scratch[i]);
     f->magic = 0;
     free(f->name);
@@ -210,11 +211,13 @@ int mp_io_open(const char *F, mp_comm *comm, const char *name, int amode, MPI_In
     }
     if (first == MPI_SUCCESS && (err = mp_io_shared_init(F, f, size)))
         goto fail;
-    /* agreement: {max class as -min, amode, -amode}, one MIN allreduce */
-    int mine[3] = { -(local ? mp_error_class_of(local) : 0), amode, -amode };
-    int all[3];
-    if ((err = mp_allreduce(mine, all, 3, ints, MPI_MIN, c)))
+    /* agreement: {max class as -min, amode, -amode, cores}, one MIN allreduce */
+    int mine[4] = { -(local ? mp_error_class_of(local) : 0), amode, -amode,
+                    mp_cores_available() };
+    int all[4];
+    if ((err = mp_allreduce(mine, all, 4, ints, MPI_MIN, c)))
         goto fail;
+    f->host_cores = all[3] > 0 ? all[3] : 1;
     int cls = -all[0];
     if (cls == MPI_SUCCESS && all[1] != -all[2]) {
         cls = MPI_ERR_NOT_SAME;
@@ -418,7 +421,7 @@ int mp_io_get_info(const char *F, mp_file *f, MPI_Info *out)
     mp_info *copy = f->info != MPI_INFO_NULL ? mp_info_clone(mp_info_get(f->info))
                                              : mp_info_alloc();
     const mp_io_hints *h = &f->hints;
-    put_long(copy, "cb_nodes", h->cb_nodes ? h->cb_nodes : f->comm->nnodes);
+    put_long(copy, "cb_nodes", h->cb_nodes ? h->cb_nodes : mp_io_default_aggregators(f));
     put_long(copy, "cb_buffer_size", h->cb_buffer_size);
     put_mode(copy, "romio_cb_read", h->cb_read);
     put_mode(copy, "romio_cb_write", h->cb_write);

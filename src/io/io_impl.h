@@ -28,6 +28,8 @@ typedef struct mp_io_hints {
     long striping_unit;               /* file domains aligned to it; 0: not given */
 } mp_io_hints;
 
+enum { MP_IO_NSCRATCH = 3 };          /* coll.c's kept buffers (SCR_*) */
+
 struct mp_file {
     uint32_t magic;
     mp_file *next;                    /* list of live files (handle validation) */
@@ -60,9 +62,10 @@ struct mp_file {
     mp_request *split_req;
     int split_write, split_where;
     const void *split_buf;
+    int host_cores;                   /* a group on one host: the fewest cores any rank has */
     /* coll.c's buffers (span, data sent, data received), kept from one access to the next */
-    char *cb_scratch[3];
-    size_t cb_cap[3];
+    char *cb_scratch[MP_IO_NSCRATCH];
+    size_t cb_cap[MP_IO_NSCRATCH];
 };
 
 /* view.c: data representations.  Native data moves as it is; external32 and user
@@ -180,6 +183,9 @@ int  mp_io_cb_enabled(const mp_file *f, int write);
 /* Whether an _all access of f goes independently because the group is on one host (automatic
  * mode, no cb_nodes hint): then each rank moves its own pieces, with no communication. */
 int  mp_io_cb_local(const mp_file *f, int write);
+/* Aggregators of f's buffered accesses without a cb_nodes hint: one per node; a group on one
+ * host, one per core (at most one per rank). */
+int  mp_io_default_aggregators(const mp_file *f);
 /* Starts the buffered collective access a (an _all form with an explicit offset or the
  * individual pointer) and returns its request (kind MP_REQ_FILE, owner f), which progress
  * completes: the access runs as a sequence of nonblocking collectives on f's communicator,

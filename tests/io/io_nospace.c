@@ -5,7 +5,7 @@
  * fails with MPI_ERR_NO_SPACE and a message naming the file; so does a collective write of
  * an interleaved view (each rank's own 300 KiB do not fit, whether the ranks write their
  * pieces themselves, as on one host, or through an aggregator, whose failure every rank
- * learns), and a
+ * learns; also in 64 KiB windows, written while the next ones are exchanged), and a
  * nonblocking write, whose MPI_Wait goes through the file's error handler (a user handler
  * here, which must see the class).  Then set_size(0) frees the space and a small write and
  * its read-back succeed: nothing is left in a failed state.
@@ -59,6 +59,16 @@ static void full(const char *dir)
                                 MPI_INFO_NULL));
     err = MPI_File_write_at_all(fh, 0, buf, BIG, MPI_BYTE, MPI_STATUS_IGNORE);
     name_in_message(err, path, "collective write");
+    /* through an aggregator in windows of 64 KiB: the windows written while the next ones
+     * are exchanged fail too, and the failure reaches every rank */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "cb_buffer_size", "65536");
+    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * 4096, MPI_BYTE, ft, "native", info));
+    err = MPI_File_write_at_all(fh, 0, buf, BIG, MPI_BYTE, MPI_STATUS_IGNORE);
+    name_in_message(err, path, "collective write in windows");
+    MPI_Info_free(&info);
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     /* nonblocking: the error comes with MPI_Wait, through the file's handler */
     MPI_Errhandler eh;
