@@ -59,6 +59,7 @@ static void check_fatal(const char *self)
     posix_spawn_file_actions_addopen(&fa, 1, io_path("child.out"), O_WRONLY | O_CREAT, 0600);
     posix_spawn_file_actions_addopen(&fa, 2, io_path("child.err"), O_WRONLY | O_CREAT, 0600);
     CHECK(posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, child_env) == 0, "spawn failed");
+    posix_spawn_file_actions_destroy(&fa);
     int st;
     CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
     char out[64] = "";
