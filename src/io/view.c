@@ -187,6 +187,74 @@ static int predefined_extent(const char *F, const repr *r, const mp_datatype *dt
     return MPI_SUCCESS;
 }
 
+static MPI_Aint *aints_of(const MPI_Count *v, MPI_Count n)
+{
+    MPI_Aint *a = mp_malloc(sizeof *a * (size_t)(n > 0 ? n : 1));
+    for (MPI_Count i = 0; i < n; i++)
+        a[i] = (MPI_Aint)v[i];
+    return a;
+}
+
+/* file_layout's constructors for a type made by a large-count constructor, t its children
+ * in the file's form.  Its contents follow the table of MPI_Type_get_contents_c: counts,
+ * block lengths, strides and displacements are large counts, element strides and
+ * displacements scale with the child's file extent, byte ones stay.  NULL for a combiner no
+ * large-count constructor makes. */
+static mp_datatype *layout_large(const mp_type_contents *c, mp_datatype **t)
+{
+    const MPI_Count *lc = c->large;
+    const int *in = c->ints;
+    mp_datatype *out = NULL;
+    switch (c->combiner) {
+    case MPI_COMBINER_CONTIGUOUS:
+        return mp_type_contiguous((MPI_Aint)lc[0], t[0]);
+    case MPI_COMBINER_VECTOR:
+        return mp_type_hvector((MPI_Aint)lc[0], (MPI_Aint)lc[1],
+                               (MPI_Aint)lc[2] * t[0]->extent, t[0]);
+    case MPI_COMBINER_HVECTOR:
+        return mp_type_hvector((MPI_Aint)lc[0], (MPI_Aint)lc[1], (MPI_Aint)lc[2], t[0]);
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_STRUCT: {
+        /* count, then the block lengths (or one), then the displacements */
+        MPI_Count n = lc[0];
+        int block = c->combiner == MPI_COMBINER_INDEXED_BLOCK ||
+                    c->combiner == MPI_COMBINER_HINDEXED_BLOCK;
+        int elements = c->combiner == MPI_COMBINER_INDEXED ||
+                       c->combiner == MPI_COMBINER_INDEXED_BLOCK;
+        MPI_Aint *bl = block ? NULL : aints_of(lc + 1, n);
+        MPI_Aint *d = aints_of(lc + (block ? 2 : 1 + n), n);
+        for (MPI_Count i = 0; elements && i < n; i++)
+            d[i] *= t[0]->extent;
+        out = c->combiner == MPI_COMBINER_STRUCT
+                  ? mp_type_struct((MPI_Aint)n, bl, d, t)
+                  : mp_type_hindexed((MPI_Aint)n, bl, block ? (MPI_Aint)lc[1] : 0, d, t[0]);
+        free(bl);
+        free(d);
+        return out;
+    }
+    case MPI_COMBINER_SUBARRAY: {      /* ints: ndims, order; large: sizes, subsizes, starts */
+        int nd = in[0];
+        MPI_Aint *a = aints_of(lc, 3 * (MPI_Count)nd);
+        out = mp_type_subarray(nd, a, a + nd, a + 2 * nd, in[1], t[0]);
+        free(a);
+        return out;
+    }
+    case MPI_COMBINER_DARRAY: {        /* ints: size, rank, ndims, distribs, dargs, psizes,
+                                        * order; large: gsizes */
+        int nd = in[2];
+        MPI_Aint *g = aints_of(lc, nd);
+        out = mp_type_darray(in[0], in[1], nd, g, in + 3, in + 3 + nd, in + 3 + 2 * nd,
+                             in[3 + 3 * nd], t[0]);
+        free(g);
+        return out;
+    }
+    }
+    return NULL;
+}
+
 /* dt as it lies in the file under a non-native representation (MPI 4.0 14.5): every
  * predefined type takes its file extent, constructors that count in elements (contiguous,
  * vector, indexed, subarray, darray) are applied to the file types, and displacements given
@@ -203,9 +271,6 @@ static int file_layout(const char *F, const repr *r, mp_datatype *dt, mp_datatyp
     }
     mp_type_contents c;
     mp_type_contents_of(dt, &c);
-    if (c.nlarge)
-        return mp_error_code(MPI_ERR_UNSUPPORTED_DATAREP, "%s: a type made by a large-count "
-                             "constructor in a \"%s\" view", F, r->name);
     mp_datatype **t = mp_calloc((size_t)(c.ntypes ? c.ntypes : 1), sizeof *t);
     int err = MPI_SUCCESS;
     for (int i = 0; i < c.ntypes && !err; i++)
@@ -213,7 +278,9 @@ static int file_layout(const char *F, const repr *r, mp_datatype *dt, mp_datatyp
     const int *in = c.ints;
     const MPI_Aint *ai = c.aints;
     MPI_Aint *d = NULL, *bl = NULL;
-    if (!err) {
+    if (!err && c.nlarge) {
+        *out = layout_large(&c, t);
+    } else if (!err) {
         switch (c.combiner) {
         case MPI_COMBINER_DUP:
             *out = mp_type_dup(t[0]);

@@ -10,7 +10,10 @@
  * are checked through a native byte view (each long as a big-endian int32 at its slot) and
  * read back through the view.  An MPI_Type_create_hvector filetype keeps its byte stride as
  * given (no scaling); a contiguous one counts in elements (4-byte longs in the file).  MPI_File_get_type_extent answers the file extents.  A long double
- * round trip checks the binary128 bytes of 1.5 and -0.25.
+ * round trip checks the binary128 bytes of 1.5 and -0.25.  Types made by large-count
+ * constructors (MPI_Type_vector_c with a stride, MPI_Type_create_indexed_block_c with a
+ * displacement beyond INT_MAX elements) scale those by the 4-byte file longs too (sparse
+ * file past 2^33 bytes).
  * User representation "wide" (MPI_Register_datarep, and "wide_c" with MPI_Register_datarep_c)
  * stores every int as an 8-byte little-endian integer: its extent function says 8 for
  * MPI_INT, its write conversion widens and its read conversion narrows.  A vector view in it
@@ -163,6 +166,56 @@ static void hvector(void)
     CHECK_MPI(MPI_File_close(&fh));
 }
 
+/* external32 views of types made by large-count constructors (a stride and a displacement
+ * beyond INT_MAX elements): the element counts scale with the file extent of MPI_LONG (4
+ * bytes), so the second long lands at 4 * 3000000000 bytes, in a sparse file. */
+static void large_counts(void)
+{
+    const MPI_Count far = 3000000000LL;
+    char name[32];
+    snprintf(name, sizeof name, "large%d", me);
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_SELF, io_path(name), MPI_MODE_RDWR | MPI_MODE_CREATE |
+                            MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    MPI_Datatype vec, idx;
+    CHECK_MPI(MPI_Type_vector_c(2, 1, far, MPI_LONG, &vec));
+    const MPI_Count displs[2] = { 1, far + 1 };
+    CHECK_MPI(MPI_Type_create_indexed_block_c(2, 1, displs, MPI_LONG, &idx));
+    MPI_Type_commit(&vec);
+    MPI_Type_commit(&idx);
+    struct { MPI_Datatype t; MPI_Offset first; const char *what; } cases[2] = {
+        { vec, 0, "vector_c" }, { idx, 4, "indexed_block_c" } };
+    for (int c = 0; c < 2; c++) {
+        CHECK_MPI(MPI_File_set_size(fh, 0));
+        CHECK_MPI(MPI_File_set_view(fh, 0, MPI_LONG, cases[c].t, "external32", MPI_INFO_NULL));
+        MPI_Aint ext;
+        CHECK_MPI(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
+        CHECK(ext == 4, "%s: external32 extent of MPI_LONG %ld", cases[c].what, (long)ext);
+        long v[2] = { lval(5 + c), lval(9 + c) }, back[2] = { 0, 0 };
+        MPI_Status st;
+        int n;
+        CHECK_MPI(MPI_File_write_at(fh, 0, v, 2, MPI_LONG, &st));
+        MPI_Get_count(&st, MPI_LONG, &n);
+        CHECK(n == 2, "%s: wrote %d longs", cases[c].what, n);
+        MPI_Offset size, second = cases[c].first + (MPI_Offset)far * 4;
+        CHECK_MPI(MPI_File_get_size(fh, &size));
+        CHECK(size == second + 4, "%s: file of %lld bytes, expected %lld", cases[c].what,
+              (long long)size, (long long)(second + 4));
+        CHECK_MPI(MPI_File_read_at(fh, 0, back, 2, MPI_LONG, &st));
+        CHECK(back[0] == v[0] && back[1] == v[1], "%s: read back %ld %ld", cases[c].what,
+              back[0], back[1]);
+        unsigned char b[4];
+        CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+        CHECK_MPI(MPI_File_read_at(fh, cases[c].first, b, 4, MPI_BYTE, MPI_STATUS_IGNORE));
+        be32(b, v[0], cases[c].what, 0);
+        CHECK_MPI(MPI_File_read_at(fh, second, b, 4, MPI_BYTE, MPI_STATUS_IGNORE));
+        be32(b, v[1], cases[c].what, 1);
+    }
+    MPI_Type_free(&vec);
+    MPI_Type_free(&idx);
+    CHECK_MPI(MPI_File_close(&fh));
+}
+
 /* "wide": an int is 8 little-endian bytes in the file */
 static int wide_extent(MPI_Datatype type, MPI_Aint *extent, void *state)
 {
@@ -268,6 +321,7 @@ int main(int argc, char **argv)
     for (int mode = 0; mode < 3; mode++)
         longs(mode);
     hvector();
+    large_counts();
     CHECK_MPI(MPI_Register_datarep("wide", wide_read, wide_write, wide_extent, NULL));
     CHECK_MPI(MPI_Register_datarep_c("wide_c", wide_read_c, wide_write_c, wide_extent, NULL));
     user_rep("wide");
