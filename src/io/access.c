@@ -11,7 +11,9 @@
  * and reports the bytes it got; the individual pointer advances by the etypes accessed, the
  * shared pointer by the etypes requested.  Collective forms with explicit offsets or individual
  * pointers (_all, _at_all, their split and nonblocking forms) go through two-phase collective
- * buffering (coll.c), whose first step, an allgather, makes sure no rank failed its checks.
+ * buffering (coll.c), whose first step, an allgather, makes sure no rank failed its checks;
+ * so do _ordered ones when buffering is on, as _at_all accesses at the places the shared
+ * pointer gave them.  A rank whose checks fail still takes part in _ordered's allgather.
  * In atomic mode the access holds a POSIX record lock (read or write) from its first byte to the
  * end of the file, so conflicting accesses of different processes are serialized.
  * Independent accesses of a noncontiguous view are sieved as the hints say (romio_ds_read,
@@ -322,8 +324,12 @@ static int start(const char *F, mp_file *f, const mp_io_args *a, size_t *bytes,
                  MPI_Offset *pos)
 {
     int err = mp_io_check(F, f, a, bytes);
-    if (err)
+    if (err) {
+        MPI_Offset ignored;           /* an _ordered rank still takes part: asks for nothing */
+        if (a->where == MP_IO_ORDERED)
+            ordered_position(F, f, 0, &ignored);
         return err;
+    }
     MPI_Offset n = (MPI_Offset)*bytes / f->etype->size;
     switch (a->where) {
     case MP_IO_AT:         *pos = a->offset; break;
@@ -369,19 +375,45 @@ static int buffered(const mp_file *f, const mp_io_args *a)
            mp_io_cb_enabled(f, a->write);
 }
 
+/* A buffered access, started and waited for in turn with the file's others. */
+static int buffered_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
+{
+    mp_request *r;
+    int err = mp_io_coll_start(F, f, a, 0, &r);
+    if (err)
+        return err;
+    err = mp_wait_request(r);
+    if (!err)
+        mp_status_copy(status, &r->status);
+    mp_request_free(r);
+    return err;
+}
+
+/* _ordered with collective buffering: each rank's place in the stream from the shared
+ * pointer, then the access buffered as an explicit-offset _all there.  A rank whose checks
+ * fail asks for no etypes and still takes part in both (the buffered access tells every
+ * rank of its failure), so no rank waits for it. */
+static int ordered_buffered(const char *F, mp_file *f, const mp_io_args *a,
+                            MPI_Status *status)
+{
+    size_t bytes = 0;
+    MPI_Offset pos = 0;
+    int bad = mp_io_check(F, f, a, &bytes);
+    int err = ordered_position(F, f, bad ? 0 : (MPI_Offset)bytes / f->etype->size, &pos);
+    if (err)
+        return err;
+    mp_io_args at = *a;
+    at.where = MP_IO_AT;
+    at.offset = pos;
+    return buffered_access(F, f, &at, status);
+}
+
 int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
 {
-    if (buffered(f, a)) {             /* started and waited for, in turn with the others */
-        mp_request *r;
-        int err = mp_io_coll_start(F, f, a, 0, &r);
-        if (err)
-            return err;
-        err = mp_wait_request(r);
-        if (!err)
-            mp_status_copy(status, &r->status);
-        mp_request_free(r);
-        return err;
-    }
+    if (buffered(f, a))
+        return buffered_access(F, f, a, status);
+    if (a->where == MP_IO_ORDERED && mp_io_cb_enabled(f, a->write))
+        return ordered_buffered(F, f, a, status);
     size_t bytes;
     MPI_Offset pos = 0;
     int err = start(F, f, a, &bytes, &pos);

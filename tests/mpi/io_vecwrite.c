@@ -9,7 +9,8 @@
  * (on one host one per core) and one per rank, blocking,
  * nonblocking (MPI_File_iwrite_all, tested while the ranks exchange messages) and split
  * collective writes, and views whose blocks overlap (the aggregator must fall back to its
- * copy: no byte may be written twice or shifted).  After each access every rank reads the
+ * copy: no byte may be written twice or shifted); and _ordered writes and reads through a
+ * view with holes, buffered and not, with a rank whose call is bad.  After each access every rank reads the
  * whole file independently and checks every byte: the owner's pattern of that pass, so a
  * piece written twice, shifted or from the wrong place in a receive buffer shows.
  */
@@ -167,6 +168,77 @@ static void overlapping(void)
     CHECK_MPI(MPI_File_close(&fh));
 }
 
+/* _ordered through a common view with holes (blocks of blk bytes every 2 blk), with
+ * buffering forced on and off: rank r's blocks are stream blocks r*NB ... (r+1)*NB - 1, i.e.
+ * file blocks 2 (r*NB + k); the odd blocks stay zero.  Read back with read_ordered.  A second
+ * pass, through the view shifted by one block, fills the odd blocks (the aggregators'
+ * read-modify-write must keep the even ones); before it the ranks make an ordered call in
+ * which the last one writes 3 bytes, no whole number of the view's 4-byte etypes (the others
+ * nothing): it gets an error, nobody waits for it for ever, and the file works on. */
+static void ordered(const char *cb)
+{
+    long blk = 4096;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", cb);
+    MPI_Info_set(info, "romio_cb_read", cb);
+    MPI_Info_set(info, "cb_buffer_size", "65536");
+    char name[32];
+    snprintf(name, sizeof name, "ordered-%s", cb);
+    MPI_File fh = io_create(name, info);
+    MPI_Datatype ft = strided(blk, 2);
+    size_t n = (size_t)blk * NB;
+    unsigned char *buf = malloc(n), *back = malloc(n);
+    for (int pass = 0; pass < 2; pass++) {
+        for (long k = 0; k < NB; k++)
+            for (long j = 0; j < blk; j++)
+                buf[k * blk + j] = value((2 * ((long)me * NB + k) + pass) * blk + j, pass, me);
+        if (pass == 1 && np > 1) {    /* the last rank's call is bad: 3 bytes of 4-byte etypes */
+            CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", info));
+            int err = MPI_File_write_ordered(fh, buf, me == np - 1 ? 3 : 0, MPI_BYTE,
+                                             MPI_STATUS_IGNORE);
+            CHECK(me != np - 1 || err != MPI_SUCCESS, "a bad ordered write succeeded");
+        }
+        CHECK_MPI(MPI_File_set_view(fh, pass * blk, MPI_BYTE, ft, "native", info));
+        MPI_Status st;
+        int count;
+        CHECK_MPI(MPI_File_write_ordered(fh, buf, (int)n, MPI_BYTE, &st));
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK(count == (int)n, "ordered %s: count %d", cb, count);
+        MPI_Offset at;
+        CHECK_MPI(MPI_File_get_position_shared(fh, &at));
+        CHECK(at == (MPI_Offset)n * np, "ordered %s: shared pointer at %lld", cb, (long long)at);
+        MPI_Barrier(MPI_COMM_WORLD);
+        long size = (2 * (long)NB * np - 1 + pass) * blk;
+        unsigned char *all = malloc((size_t)size + 1);
+        CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", info));
+        CHECK_MPI(MPI_File_read_at(fh, 0, all, (int)size + 1, MPI_BYTE, &st));
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK(count == (int)size, "ordered %s: file holds %d bytes, expected %ld", cb, count,
+              size);
+        for (long i = 0; i < size; i++) {
+            long b = i / blk;
+            int owner = (int)(b / 2 / NB);
+            int want = b % 2 ? (pass ? value(i, 1, owner) : 0) : value(i, 0, owner);
+            CHECK(all[i] == want, "ordered %s pass %d: byte %ld is %d, expected %d", cb, pass,
+                  i, all[i], want);
+        }
+        free(all);
+        CHECK_MPI(MPI_File_set_view(fh, pass * blk, MPI_BYTE, ft, "native", info));
+        memset(back, 0, n);
+        CHECK_MPI(MPI_File_read_ordered(fh, back, (int)n, MPI_BYTE, &st));
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK(count == (int)n && memcmp(back, buf, n) == 0, "ordered %s: read back %d bytes, "
+              "%s", cb, count, memcmp(back, buf, n) ? "different" : "the same");
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    free(buf);
+    free(back);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    CHECK_MPI(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     io_init(&argc, &argv, &me, &np);
@@ -178,6 +250,8 @@ int main(int argc, char **argv)
     run("every", 2048, "20480", v);           /* every rank an aggregator */
     if (np > 1)                               /* one rank's tiles cannot overlap */
         overlapping();
+    ordered("enable");
+    ordered("disable");
     io_done();
     MPI_Finalize();
     return 0;
