@@ -10,8 +10,7 @@
  * threads would share one slot).
  *
  * Slot layout.  The first three quarters of a slot hold CELLS (4) big cells, the last quarter
- * a ring of small cells of SMALL_STRIDE (256) bytes -- 63 in the default 64 KiB slot -- and,
- * in its last 256 bytes, the rank's presence line (see Waiting):
+ * a ring of small cells of SMALL_STRIDE (256) bytes -- 64 in the default 64 KiB slot:
  *
  *     cell = { stamp (64 bit, own cache line), readers_left (32 bit, own cache line), data }
  *
@@ -23,7 +22,7 @@
  * addresses, small broadcasts and reductions; the length is the same on every rank -- takes
  * the next small cell, a larger one the next big cell (step % 4), and bit 30 of the step says
  * which.  So a writer can fill one cell while its readers still read the others: large data
- * is pipelined in chunks, and back-to-back small collectives let a rank run up to 62 steps
+ * is pipelined in chunks, and back-to-back small collectives let a rank run up to 63 steps
  * ahead of its slowest reader -- with more ranks than cores that saves context switches
  * (docs/decisions.md, "Collective cells").
  *
@@ -65,15 +64,9 @@
  * it waits for (mp_coll_watch*): a writer's publication wakes the members that sleep, and the
  * last reader of a cell wakes its owner (mp_coll_wake; the protocol is transport/shm/wait.c's,
  * the stamp or counter store being the sender's W1).
- *
- * With more ranks than cores the policy yields at once, since the rank we wait for most
- * likely waits for our core.  But when it runs on another core, yielding hands our core to a
- * rank that has nothing to do either and costs two context switches for nothing.  So every
- * rank keeps a presence line in its slot (the last small cell: the core it last ran on, and
- * whether it is yielding), and a waiter spins, up to PEER_SPIN polls, while the rank it waits
- * for runs elsewhere and is not yielding itself and no other member of its own core is
- * runnable (one that is not yielding needs the core).  Otherwise it yields, which with two
- * ranks per core hands the core straight to the one that shares it.
+ * With more ranks than cores the policy yields at once (the rank we wait for most likely
+ * waits for our core); no rank spins on a guess of where the awaited one runs (measured
+ * slower: docs/decisions.md, "Waiting when oversubscribed").
  *
  * Large data (above SHM_DIRECT_MIN bytes per rank, when the kernel allows single copy) does
  * not go through the cells at all: the publication carries only the address of the owner's
@@ -96,7 +89,6 @@
  */
 #include "coll/coll_impl.h"
 #include "transport/transport.h"
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,8 +235,8 @@ static int view_node(mp_comm *comm, shm_view **v)
 /* The big cells fill the first three quarters of the slot, the small ring the last one. */
 static size_t cell_stride(void) { return mp_coll_slot_size() / 4 * 3 / CELLS; }
 size_t mp_coll_shm_cell_capacity(void) { return cell_stride() - sizeof(shm_cell); }
-/* The small ring: all of the last quarter but its last cell, the presence line. */
-static size_t small_cells(void) { return mp_coll_slot_size() / 4 / SMALL_STRIDE - 1; }
+/* The small ring: all of the last quarter. */
+static size_t small_cells(void) { return mp_coll_slot_size() / 4 / SMALL_STRIDE; }
 
 /* The next step of a publication of `len` bytes (all members pass the same len): small ones
  * take the next cell of the small ring, the others the next big cell.  Bit 30 tells them
@@ -269,62 +261,14 @@ static shm_cell *cell_of(const shm_view *v, int r, uint32_t step)
 static char *data_of(shm_cell *c) { return (char *)(c + 1); }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Waiting: where the awaited rank runs (see "Waiting" at the top)                            */
+/* Waiting (see "Waiting" at the top)                                                         */
 /* ------------------------------------------------------------------------------------------ */
-/* Fruitless polls a waiter spins, when oversubscribed, while the rank it waits for runs on
- * another core: about as long as handing the core over and back would take. */
-#define PEER_SPIN 256
-
-/* A member's presence line: the last small cell of its slot, written only by its owner. */
-typedef struct shm_presence {
-    atomic_int cpu;                   /* the core it last ran on, + 1 (0: not known yet) */
-    atomic_int yielding;              /* it waits and gives its core away */
-} shm_presence;
-
-static shm_presence *presence_of(const shm_view *v, int r)
-{
-    return (shm_presence *)(v->slot[r] + mp_coll_slot_size() - SMALL_STRIDE);
-}
-
-/* Records the core this rank runs on; a store only when it changed (the line stays ours). */
-static int note_cpu(shm_presence *me)
-{
-    int cpu = sched_getcpu() + 1;
-    if (atomic_load_explicit(&me->cpu, memory_order_relaxed) != cpu)
-        atomic_store_explicit(&me->cpu, cpu, memory_order_relaxed);
-    return cpu;
-}
-
 typedef struct shm_wait {
-    const shm_view *v;
     int peer;                         /* the member waited for; -1: any of the others */
     shm_cell *cell;                   /* whose stamp (peer >= 0) or readers_left we watch */
     uint64_t seen;                    /* the word's value when the wait last found it wanting */
     unsigned spins;                   /* mp_idle's stage */
-    unsigned polls;                   /* fruitless polls spun so far */
-    int cpu;                          /* mine, + 1; 0 until the first fruitless poll */
-    int yielding;                     /* my presence says so */
 } shm_wait;
-
-/* May this rank keep its core while it waits for w->peer?  Only while no other member that
- * shares the core is runnable with work (it needs the core: not yielding) and the awaited
- * rank runs elsewhere and is not itself waiting. */
-static int worth_spinning(const shm_wait *w)
-{
-    const shm_view *v = w->v;
-    for (int r = 0; r < v->size; r++) {
-        if (r == v->me)
-            continue;
-        shm_presence *p = presence_of(v, r);
-        int cpu = atomic_load_explicit(&p->cpu, memory_order_relaxed);
-        int yielding = atomic_load_explicit(&p->yielding, memory_order_relaxed);
-        if (cpu == 0 || (cpu == w->cpu && !yielding))
-            return 0;
-        if (r == w->peer && (cpu == w->cpu || yielding))
-            return 0;
-    }
-    return 1;
-}
 
 /* The policy's next step (spin, yield, sleep: mp_idle_packet), watching our word.  The
  * watch ends a sleep when the word differs from the value the wait found wanting (not from a
@@ -338,35 +282,6 @@ static void wait_policy(shm_wait *w)
     mp_idle_packet(&w->spins);
 }
 
-/* One fruitless poll of a wait.  With a core per rank this is the policy's step.
- * Oversubscribed, the policy yields at once; but yielding to a rank of our core that has
- * nothing to do either costs two context switches for nothing, so while the awaited rank
- * runs on another core we spin a little first. */
-static void wait_idle(shm_wait *w)
-{
-    if (!mp_wait_oversubscribed()) {
-        wait_policy(w);
-        return;
-    }
-    shm_presence *me = presence_of(w->v, w->v->me);
-    if (w->cpu == 0)
-        w->cpu = note_cpu(me);
-    if (w->polls < PEER_SPIN && worth_spinning(w)) {
-        w->polls++;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        return;
-    }
-    w->polls = PEER_SPIN;             /* one spell of spinning per wait */
-    if (!w->yielding) {
-        atomic_store_explicit(&me->yielding, 1, memory_order_relaxed);
-        w->yielding = 1;
-    }
-    wait_policy(w);
-    w->cpu = note_cpu(me);
-}
-
 static void wait_done(shm_wait *w)
 {
     if (w->spins == 0)
@@ -375,16 +290,14 @@ static void wait_done(shm_wait *w)
         mp_coll_watch_stamp(NULL, 0);
     else
         mp_coll_watch(NULL, 0);
-    if (w->yielding)
-        atomic_store_explicit(&presence_of(w->v, w->v->me)->yielding, 0, memory_order_relaxed);
 }
 
 static char *publish_begin(const shm_view *v, shm_cell *c)
 {
-    shm_wait w = { v, -1, c, 0, 0, 0, 0, 0 };
+    shm_wait w = { -1, c, 0, 0 };
     while ((w.seen = atomic_load_explicit(&c->readers_left, memory_order_acquire)) != 0)
         if (mp_progress() == 0)
-            wait_idle(&w);
+            wait_policy(&w);
     wait_done(&w);
     return data_of(c);
 }
@@ -404,10 +317,10 @@ static char *read_begin(const shm_view *v, int r, uint32_t step)
 {
     shm_cell *c = cell_of(v, r, step);
     uint64_t stamp = stamp_of(v, step);
-    shm_wait w = { v, r, c, 0, 0, 0, 0, 0 };
+    shm_wait w = { r, c, 0, 0 };
     while ((w.seen = atomic_load_explicit(&c->stamp, memory_order_acquire)) != stamp)
         if (mp_progress() == 0)
-            wait_idle(&w);
+            wait_policy(&w);
     wait_done(&w);
     return data_of(c);
 }
