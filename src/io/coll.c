@@ -178,7 +178,8 @@ static int below_eof(void *ctx, MPI_Offset off, size_t len, size_t done)
  * (malloc maps it, free unmaps it), and the first touch of every page is a page fault that
  * costs more than copying the data itself, on a virtual machine several times more.  Up to
  * cb_buffer_size bytes each are kept (scratch_trim); the file's close frees them. */
-enum { SCR_SPAN, SCR_SEND, SCR_RECV };
+enum { SCR_SPAN, SCR_SEND, SCR_RECV, SCR_COUNT };
+_Static_assert((int)SCR_COUNT == (int)MP_IO_NSCRATCH, "mp_file keeps one buffer of each kind");
 static char *scratch(mp_file *f, int i, size_t n)
 {
     if (f->cb_cap[i] < n) {
