@@ -5,9 +5,23 @@
  * there (mp_shm_coll_slot).  These algorithms skip messages altogether: a rank copies its
  * contribution into its own slot once, and the others read it straight from there (copy out
  * once, or reduce while reading); flags replace messages.  Only blocking collectives use them
- * (a nonblocking collective has no place to wait, so it keeps the message schedules), only on
- * intracommunicators whose ranks all share this host, and not under MPI_THREAD_MULTIPLE (two
- * threads would share one slot).
+ * (a nonblocking collective has no place to wait, so it keeps the message schedules), and
+ * only on intracommunicators whose ranks all share this host (or, for the node-local halves
+ * of the node-aware algorithms, on the ranks of one node).
+ *
+ * Threads.  The transport's slots are one per process, so two threads of a process running
+ * collectives on two communicators at once would write the same cells.  A communicator any of
+ * whose members is multi-threaded (mp_thread_multiple) therefore gets its own slots: a
+ * segment with one slot per member on this host, made at its first shm collective -- the
+ * first member creates it (mode 0600, a random name, as window memory), the name goes to the
+ * others by a message broadcast, they map it, and an allreduce confirms that all did before
+ * the name is unlinked (if a rank dies in between, mpiexec sweeps the job's names).  Whether
+ * a communicator needs its own slots is agreed in the allreduce that agrees on its epoch, so
+ * members at different thread levels pick the same slots.  Everything else a collective
+ * touches is the communicator's own (its view and step counters), and MPI lets only one
+ * thread at a time run a collective on a communicator; waits give up the big lock (through
+ * mp_progress and mp_idle_packet) like any other wait, so a thread blocked in a collective
+ * never stops the others.
  *
  * Slot layout.  The first three quarters of a slot hold CELLS (4) big cells, the last quarter
  * a ring of small cells of SMALL_STRIDE (256) bytes -- 64 in the default 64 KiB slot:
@@ -91,6 +105,7 @@
 #include "transport/transport.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CELLS 4                       /* big cells per slot */
 #define SMALL_STRIDE ((size_t)256)      /* bytes per cell of the small ring (header + data) */
@@ -122,7 +137,32 @@ typedef struct shm_view {
 
 struct mp_shm_comm {
     shm_view all, node;
+    char *own;                        /* the communicator's own slots (see "Threads"), or NULL */
+    size_t own_size;
+    int own_shared;                   /* own is a shared mapping (else private memory) */
+    uint64_t own_token;               /* a whole communicator's own segment: names it among
+                                         its members (a hash of its name); 0 otherwise */
+    int *own_world;                   /* then: world rank of the owner of each slot */
 };
+
+/* Spare slots.  Making a segment costs system calls and two message rounds, which a program
+ * that creates a communicator per task would pay every time; so a whole communicator's own
+ * segment outlives it here, and the next communicator of the same processes in the same order
+ * takes it over when every member offers the same one (the epoch agreement carries the offers).
+ * Reuse is the node segment's own rule: the new communicator's epoch exceeds the old one's at
+ * every member, and a writer waits for the old readers of a cell before it writes it.  A
+ * spare is taken out of the list before it is offered, so two threads cannot offer it for two
+ * communicators at once; an offer not agreed puts it back. */
+#define SPARES 4
+typedef struct spare_slots {
+    char *seg;
+    size_t size;
+    uint64_t token;                   /* 0: no spare */
+    int n;
+    int *world;                       /* world rank of each slot's owner */
+} spare_slots;
+static spare_slots spares[SPARES];    /* oldest first; under the big lock */
+static int nspares;
 
 static uint32_t last_epoch;           /* this process's most recent epoch */
 
@@ -134,8 +174,7 @@ static uint32_t last_epoch;           /* this process's most recent epoch */
  * communicators spanning several hosts too. */
 int mp_coll_shm_node_usable(mp_comm *comm)
 {
-    return !comm->is_inter && comm->size >= 2 && !mp_thread_multiple &&
-           mp_coll_slot_size() >= 4096;
+    return !comm->is_inter && comm->size >= 2 && mp_coll_slot_size() >= 4096;
 }
 
 /* The whole-communicator view: as the node view, and every rank on this host. */
@@ -151,9 +190,49 @@ int mp_coll_shm_usable(mp_comm *comm)
     return cs->shm_usable > 0;
 }
 
+static void spare_drop(spare_slots sp)
+{
+    mp_shared_unmap(sp.seg, sp.size);
+    free(sp.world);
+}
+
+static void spare_put(spare_slots sp)
+{
+    if (nspares == SPARES) {
+        spare_drop(spares[0]);
+        memmove(spares, spares + 1, sizeof spares[0] * (SPARES - 1));
+        nspares--;
+    }
+    spares[nspares++] = sp;
+}
+
+/* Takes out the spare whose slots belong to the communicator's ranks in its order. */
+static spare_slots spare_take(const mp_comm *comm)
+{
+    for (int i = nspares - 1; i >= 0; i--) {
+        spare_slots sp = spares[i];
+        if (sp.n == comm->size && memcmp(sp.world, comm->world, sizeof(int) * (size_t)sp.n) == 0) {
+            memmove(spares + i, spares + i + 1, sizeof spares[0] * (size_t)(nspares - i - 1));
+            nspares--;
+            return sp;
+        }
+    }
+    spare_slots none = { NULL, 0, 0, 0, NULL };
+    return none;
+}
+
 void mp_coll_shm_comm_free(mp_coll_state *cs)
 {
     if (cs->shm) {
+        struct mp_shm_comm *sc = cs->shm;
+        if (sc->own_token) {
+            spare_slots sp = { sc->own, sc->own_size, sc->own_token, sc->all.size, sc->own_world };
+            spare_put(sp);
+        } else if (sc->own_shared) {
+            mp_shared_unmap(sc->own, sc->own_size);
+        } else {
+            free(sc->own);
+        }
         free(cs->shm->all.slot);
         free(cs->shm->node.slot);
         free(cs->shm->all.local);
@@ -163,22 +242,103 @@ void mp_coll_shm_comm_free(mp_coll_state *cs)
     }
 }
 
-/* The epoch agreement: a recursive-doubling MAX over the communicator, by messages. */
-static int agree_epoch(mp_comm *comm, uint32_t *epoch)
+/* The epoch agreement, a recursive-doubling MAX over the communicator by messages, also
+ * agrees on whether the communicator needs its own slots (some member is multi-threaded) and
+ * whether every member offered the same spare (`offer`, 0: none): the maximum of the offer's
+ * halves and of their complements give the largest and the smallest offer. */
+static int agree(mp_comm *comm, uint64_t offer, uint32_t *epoch, int *own, int *reuse)
 {
-    unsigned v = last_epoch + 1;
+    unsigned hi = (unsigned)(offer >> 32), lo = (unsigned)offer;
+    unsigned v[6] = { last_epoch + 1, mp_thread_multiple != 0, hi, lo, ~hi, ~lo };
     mp_sched *s = mp_sched_new(comm);
     mp_team t = mp_team_all(comm);
-    mp_build_allreduce_rd(s, &t, &v, 1, mp_datatype_get(MPI_UNSIGNED), MPI_MAX);
+    mp_build_allreduce_rd(s, &t, v, 6, mp_datatype_get(MPI_UNSIGNED), MPI_MAX);
     int err = mp_sched_run(s);
-    if (err == MPI_SUCCESS)
-        last_epoch = *epoch = v;
+    if (err == MPI_SUCCESS) {
+        *epoch = v[0];
+        if (v[0] > last_epoch)        /* another thread's agreement may have ended first */
+            last_epoch = v[0];
+        *own = v[1] != 0;
+        *reuse = offer != 0 && v[2] == ~v[4] && v[3] == ~v[5];
+    }
     return err;
 }
 
-static void view_init(shm_view *v, mp_comm *comm, const mp_team *t, uint32_t epoch,
-                      uint32_t flag)
+/* 64-bit FNV-1a of a segment's name: how the members of a communicator name its segment. */
+static uint64_t name_token(const char *name)
 {
+    uint64_t h = 14695981039346656037ull;
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* The communicator's own slots for the members of team t (the whole communicator when it
+ * lives on this host, else my node): member 0 creates them, the name goes out by broadcast,
+ * the others map them, and an allreduce over the whole communicator (every rank calls this,
+ * each for its own team) says whether every rank got there.  A team of one needs no sharing. */
+static int map_own(mp_comm *comm, const mp_team *t, int whole, struct mp_shm_comm *sc)
+{
+    size_t bytes = (size_t)t->size * mp_coll_slot_size();
+    char name[MP_SHARED_NAME_MAX] = "";
+    void *addr = NULL;
+    int err = MPI_SUCCESS, bad = 0;
+    if (t->size == 1) {
+        addr = aligned_alloc((size_t)sysconf(_SC_PAGESIZE), bytes);
+        if (addr)
+            memset(addr, 0, bytes);
+        else
+            err = mp_error_code(MPI_ERR_NO_MEM, "cannot allocate %zu bytes of collective slots",
+                                bytes);
+    } else if (t->rank == 0) {
+        err = mp_shared_create(bytes, name, &addr);
+    }
+    if (t->size > 1) {
+        mp_sched *s = mp_sched_new(comm);
+        mp_build_bcast_binomial(s, t, name, MP_SHARED_NAME_MAX, mp_datatype_get(MPI_CHAR), 0);
+        int e = mp_sched_run(s);
+        if (e == MPI_SUCCESS && t->rank != 0) {
+            if (name[0])
+                err = mp_shared_attach(name, bytes, &addr);
+            else
+                bad = 1;              /* member 0 failed: it reports why */
+        }
+        err = err ? err : e;
+    }
+    bad |= err != MPI_SUCCESS;
+    mp_sched *s = mp_sched_new(comm);
+    mp_team all = mp_team_all(comm);
+    mp_build_allreduce_rd(s, &all, &bad, 1, mp_datatype_get(MPI_INT), MPI_MAX);
+    int e = mp_sched_run(s);            /* now bad: did any rank fail? */
+    if (t->size > 1 && t->rank == 0)
+        mp_shared_unlink(name);       /* everyone mapped it, or it failed */
+    if (e == MPI_SUCCESS && !bad) {
+        sc->own = addr;
+        sc->own_size = bytes;
+        sc->own_shared = t->size > 1;
+        if (whole) {                  /* a whole communicator's segment may be kept */
+            sc->own_token = name_token(name);
+            sc->own_world = mp_malloc(sizeof(int) * (size_t)comm->size);
+            memcpy(sc->own_world, comm->world, sizeof(int) * (size_t)comm->size);
+        }
+        return MPI_SUCCESS;
+    }
+    if (t->size > 1)
+        mp_shared_unmap(addr, addr ? bytes : 0);
+    else
+        free(addr);
+    if (e)
+        return e;
+    return err ? err : mp_error_code(MPI_ERR_NO_MEM, "the shared-memory slots of a collective "
+                                     "could not be mapped on another rank (see its error)");
+}
+
+/* own: the communicator's own slots, indexed by communicator rank (whole) or position in the
+ * node (else); NULL: the transport's slot of each member's process. */
+static void view_init(shm_view *v, mp_comm *comm, const mp_team *t, uint32_t epoch,
+                      uint32_t flag, const char *own, int whole)
+{
+    mp_coll_state *cs = mp_coll_state_of(comm);
     v->size = t->size;
     v->me = t->rank;
     v->map = t->map;
@@ -188,25 +348,50 @@ static void view_init(shm_view *v, mp_comm *comm, const mp_team *t, uint32_t epo
     v->slot = mp_malloc(sizeof(char *) * (size_t)t->size);
     v->local = mp_malloc(sizeof(int) * (size_t)t->size);
     for (int i = 0; i < t->size; i++) {
-        v->local[i] = mp_world.procs[comm->world[mp_team_peer(t, i)]].local;
-        v->slot[i] = mp_coll_slot(v->local[i]);
+        int r = mp_team_peer(t, i);
+        v->local[i] = mp_world.procs[comm->world[r]].local;
+        if (own)
+            v->slot[i] = (char *)own + (size_t)(whole ? r : cs->pos_in_node[r]) *
+                                       mp_coll_slot_size();
+        else
+            v->slot[i] = mp_coll_slot(v->local[i]);
     }
 }
 
-/* The communicator's shm state; the first call agrees on the epoch (collective). */
+/* The communicator's shm state; the first call agrees on the epoch and, if needed, makes
+ * the communicator's own slots (collective). */
 static int prepare(mp_comm *comm, struct mp_shm_comm **out)
 {
     mp_coll_state *cs = mp_coll_state_of(comm);
     if (!cs->shm) {
         uint32_t epoch;
-        int err = agree_epoch(comm, &epoch);
-        if (err != MPI_SUCCESS)
-            return err;
+        int own, reuse;
+        int whole = mp_coll_shm_usable(comm);  /* else ranks on other hosts: no slots */
+        spare_slots sp = { NULL, 0, 0, 0, NULL };
+        if (whole)
+            sp = spare_take(comm);
+        int err = agree(comm, sp.token, &epoch, &own, &reuse);
+        if (err != MPI_SUCCESS || !own || !reuse) {
+            if (sp.token)
+                spare_put(sp);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
         struct mp_shm_comm *sc = mp_calloc(1, sizeof *sc);
         mp_team all = mp_team_all(comm), node = mp_team_node(comm);
-        if (mp_coll_shm_usable(comm))          /* else ranks on other hosts: no slots */
-            view_init(&sc->all, comm, &all, epoch, 0);
-        view_init(&sc->node, comm, &node, epoch, 1u << 31);
+        if (own && reuse) {
+            sc->own = sp.seg;
+            sc->own_size = sp.size;
+            sc->own_shared = 1;
+            sc->own_token = sp.token;
+            sc->own_world = sp.world;
+        } else if (own && (err = map_own(comm, whole ? &all : &node, whole, sc)) != MPI_SUCCESS) {
+            free(sc);
+            return err;
+        }
+        if (whole)
+            view_init(&sc->all, comm, &all, epoch, 0, sc->own, 1);
+        view_init(&sc->node, comm, &node, epoch, 1u << 31, sc->own, whole);
         cs->shm = sc;
     }
     *out = cs->shm;

@@ -76,10 +76,14 @@
 
 int mp_shm_wake_fence = 1;            /* until registered: senders fence themselves */
 static int heavy_fence_is_membarrier;
-static atomic_uint *watch_word;       /* node barrier generation, or NULL */
-static unsigned watch_old;
-static const _Atomic uint64_t *watch_stamp;   /* a collective cell's stamp, or NULL */
-static uint64_t watch_stamp_old;
+/* The word the calling thread's wait watches (S4): per thread, since under
+ * MPI_THREAD_MULTIPLE threads of one process may wait in collectives on different
+ * communicators at once.  Only set on the way to a sleep, so the cost of thread-local access
+ * in a shared library does not matter. */
+static _Thread_local atomic_uint *watch_word;      /* node barrier generation, or NULL */
+static _Thread_local unsigned watch_old;
+static _Thread_local const _Atomic uint64_t *watch_stamp;   /* a collective cell's stamp */
+static _Thread_local uint64_t watch_stamp_old;
 
 static long sys_membarrier(int cmd)
 {
