@@ -293,23 +293,22 @@ static int map_own(mp_comm *comm, const mp_team *t, int whole, struct mp_shm_com
     } else if (t->rank == 0) {
         err = mp_shared_create(bytes, name, &addr);
     }
-    if (t->size > 1) {
-        mp_sched *s = mp_sched_new(comm);
+    mp_sched *s = mp_sched_new(comm);          /* on every rank: keeps the tags in step */
+    if (t->size > 1)
         mp_build_bcast_binomial(s, t, name, MP_SHARED_NAME_MAX, mp_datatype_get(MPI_CHAR), 0);
-        int e = mp_sched_run(s);
-        if (e == MPI_SUCCESS && t->rank != 0) {
-            if (name[0])
-                err = mp_shared_attach(name, bytes, &addr);
-            else
-                bad = 1;              /* member 0 failed: it reports why */
-        }
-        err = err ? err : e;
+    int e = mp_sched_run(s);
+    if (e == MPI_SUCCESS && t->size > 1 && t->rank != 0) {
+        if (name[0])
+            err = mp_shared_attach(name, bytes, &addr);
+        else
+            bad = 1;                  /* member 0 failed: it reports why */
     }
+    err = err ? err : e;
     bad |= err != MPI_SUCCESS;
-    mp_sched *s = mp_sched_new(comm);
+    s = mp_sched_new(comm);
     mp_team all = mp_team_all(comm);
     mp_build_allreduce_rd(s, &all, &bad, 1, mp_datatype_get(MPI_INT), MPI_MAX);
-    int e = mp_sched_run(s);            /* now bad: did any rank fail? */
+    e = mp_sched_run(s);                /* now bad: did any rank fail? */
     if (t->size > 1 && t->rank == 0)
         mp_shared_unlink(name);       /* everyone mapped it, or it failed */
     if (e == MPI_SUCCESS && !bad) {
