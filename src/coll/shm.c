@@ -164,7 +164,7 @@ typedef struct spare_slots {
 static spare_slots spares[SPARES];    /* oldest first; under the big lock */
 static int nspares;
 
-static uint32_t last_epoch;           /* this process's most recent epoch */
+static uint32_t last_epoch;           /* the largest epoch this process agreed on */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Eligibility and per-communicator state                                                     */
