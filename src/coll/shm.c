@@ -135,14 +135,20 @@ typedef struct shm_view {
     mp_comm *comm;
 } shm_view;
 
+/* A communicator's own slots (see "Threads"), and a spare kept after it (below). */
+typedef struct own_slots {
+    char *seg;                        /* NULL: the transport's slot of each member's process */
+    size_t size;
+    int shared;                       /* a shared mapping (else private memory: a team of one) */
+    uint64_t token;                   /* a whole communicator's segment: names it among its
+                                         members (a hash of its name); 0: not to be kept */
+    int n;                            /* with a token: the members, and the world rank of */
+    int *world;                       /* each slot's owner */
+} own_slots;
+
 struct mp_shm_comm {
     shm_view all, node;
-    char *own;                        /* the communicator's own slots (see "Threads"), or NULL */
-    size_t own_size;
-    int own_shared;                   /* own is a shared mapping (else private memory) */
-    uint64_t own_token;               /* a whole communicator's own segment: names it among
-                                         its members (a hash of its name); 0 otherwise */
-    int *own_world;                   /* then: world rank of the owner of each slot */
+    own_slots own;
 };
 
 /* Spare slots.  Making a segment costs system calls and two message rounds, which a program
@@ -154,14 +160,7 @@ struct mp_shm_comm {
  * spare is taken out of the list before it is offered, so two threads cannot offer it for two
  * communicators at once; an offer not agreed puts it back. */
 #define SPARES 4
-typedef struct spare_slots {
-    char *seg;
-    size_t size;
-    uint64_t token;                   /* 0: no spare */
-    int n;
-    int *world;                       /* world rank of each slot's owner */
-} spare_slots;
-static spare_slots spares[SPARES];    /* oldest first; under the big lock */
+static own_slots spares[SPARES];      /* oldest first; under the big lock */
 static int nspares;
 
 static uint32_t last_epoch;           /* the largest epoch this process agreed on */
@@ -190,16 +189,19 @@ int mp_coll_shm_usable(mp_comm *comm)
     return cs->shm_usable > 0;
 }
 
-static void spare_drop(spare_slots sp)
+static void own_release(own_slots o)
 {
-    mp_shared_unmap(sp.seg, sp.size);
-    free(sp.world);
+    if (o.shared)
+        mp_shared_unmap(o.seg, o.size);
+    else
+        free(o.seg);
+    free(o.world);
 }
 
-static void spare_put(spare_slots sp)
+static void spare_put(own_slots sp)
 {
     if (nspares == SPARES) {
-        spare_drop(spares[0]);
+        own_release(spares[0]);
         memmove(spares, spares + 1, sizeof spares[0] * (SPARES - 1));
         nspares--;
     }
@@ -207,32 +209,27 @@ static void spare_put(spare_slots sp)
 }
 
 /* Takes out the spare whose slots belong to the communicator's ranks in its order. */
-static spare_slots spare_take(const mp_comm *comm)
+static own_slots spare_take(const mp_comm *comm)
 {
     for (int i = nspares - 1; i >= 0; i--) {
-        spare_slots sp = spares[i];
+        own_slots sp = spares[i];
         if (sp.n == comm->size && memcmp(sp.world, comm->world, sizeof(int) * (size_t)sp.n) == 0) {
             memmove(spares + i, spares + i + 1, sizeof spares[0] * (size_t)(nspares - i - 1));
             nspares--;
             return sp;
         }
     }
-    spare_slots none = { NULL, 0, 0, 0, NULL };
+    own_slots none = { NULL, 0, 0, 0, 0, NULL };
     return none;
 }
 
 void mp_coll_shm_comm_free(mp_coll_state *cs)
 {
     if (cs->shm) {
-        struct mp_shm_comm *sc = cs->shm;
-        if (sc->own_token) {
-            spare_slots sp = { sc->own, sc->own_size, sc->own_token, sc->all.size, sc->own_world };
-            spare_put(sp);
-        } else if (sc->own_shared) {
-            mp_shared_unmap(sc->own, sc->own_size);
-        } else {
-            free(sc->own);
-        }
+        if (cs->shm->own.token)
+            spare_put(cs->shm->own);
+        else
+            own_release(cs->shm->own);
         free(cs->shm->all.slot);
         free(cs->shm->node.slot);
         free(cs->shm->all.local);
@@ -277,12 +274,13 @@ static uint64_t name_token(const char *name)
  * lives on this host, else my node): member 0 creates them, the name goes out by broadcast,
  * the others map them, and an allreduce over the whole communicator (every rank calls this,
  * each for its own team) says whether every rank got there.  A team of one needs no sharing. */
-static int map_own(mp_comm *comm, const mp_team *t, int whole, struct mp_shm_comm *sc)
+static int map_own(mp_comm *comm, const mp_team *t, int whole, own_slots *o)
 {
     size_t bytes = (size_t)t->size * mp_coll_slot_size();
     char name[MP_SHARED_NAME_MAX] = "";
     void *addr = NULL;
     int err = MPI_SUCCESS, bad = 0;
+    own_slots made = { NULL, bytes, t->size > 1, 0, 0, NULL };
     if (t->size == 1) {
         addr = aligned_alloc((size_t)sysconf(_SC_PAGESIZE), bytes);
         if (addr)
@@ -311,21 +309,18 @@ static int map_own(mp_comm *comm, const mp_team *t, int whole, struct mp_shm_com
     e = mp_sched_run(s);                /* now bad: did any rank fail? */
     if (t->size > 1 && t->rank == 0)
         mp_shared_unlink(name);       /* everyone mapped it, or it failed */
+    made.seg = addr;
     if (e == MPI_SUCCESS && !bad) {
-        sc->own = addr;
-        sc->own_size = bytes;
-        sc->own_shared = t->size > 1;
         if (whole) {                  /* a whole communicator's segment may be kept */
-            sc->own_token = name_token(name);
-            sc->own_world = mp_malloc(sizeof(int) * (size_t)comm->size);
-            memcpy(sc->own_world, comm->world, sizeof(int) * (size_t)comm->size);
+            made.token = name_token(name);
+            made.n = comm->size;
+            made.world = mp_malloc(sizeof(int) * (size_t)comm->size);
+            memcpy(made.world, comm->world, sizeof(int) * (size_t)comm->size);
         }
+        *o = made;
         return MPI_SUCCESS;
     }
-    if (t->size > 1)
-        mp_shared_unmap(addr, addr ? bytes : 0);
-    else
-        free(addr);
+    own_release(made);
     if (e)
         return e;
     return err ? err : mp_error_code(MPI_ERR_NO_MEM, "the shared-memory slots of a collective "
@@ -366,31 +361,25 @@ static int prepare(mp_comm *comm, struct mp_shm_comm **out)
         uint32_t epoch;
         int own, reuse;
         int whole = mp_coll_shm_usable(comm);  /* else ranks on other hosts: no slots */
-        spare_slots sp = { NULL, 0, 0, 0, NULL };
+        own_slots sp = { NULL, 0, 0, 0, 0, NULL };
         if (whole)
             sp = spare_take(comm);
         int err = agree(comm, sp.token, &epoch, &own, &reuse);
-        if (err != MPI_SUCCESS || !own || !reuse) {
-            if (sp.token)
-                spare_put(sp);
-            if (err != MPI_SUCCESS)
-                return err;
-        }
+        if (sp.token && (err != MPI_SUCCESS || !own || !reuse))
+            spare_put(sp);            /* not taken over: keep it for another communicator */
+        if (err != MPI_SUCCESS)
+            return err;
         struct mp_shm_comm *sc = mp_calloc(1, sizeof *sc);
         mp_team all = mp_team_all(comm), node = mp_team_node(comm);
         if (own && reuse) {
-            sc->own = sp.seg;
-            sc->own_size = sp.size;
-            sc->own_shared = 1;
-            sc->own_token = sp.token;
-            sc->own_world = sp.world;
-        } else if (own && (err = map_own(comm, whole ? &all : &node, whole, sc)) != MPI_SUCCESS) {
+            sc->own = sp;
+        } else if (own && (err = map_own(comm, whole ? &all : &node, whole, &sc->own))) {
             free(sc);
             return err;
         }
         if (whole)
-            view_init(&sc->all, comm, &all, epoch, 0, sc->own, 1);
-        view_init(&sc->node, comm, &node, epoch, 1u << 31, sc->own, whole);
+            view_init(&sc->all, comm, &all, epoch, 0, sc->own.seg, 1);
+        view_init(&sc->node, comm, &node, epoch, 1u << 31, sc->own.seg, whole);
         cs->shm = sc;
     }
     *out = cs->shm;
