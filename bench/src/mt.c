@@ -23,6 +23,10 @@
  *                 BUSY_ROUNDS more and BUSY_SECONDS passed (the first byte of each large
  *                 message tells the partner whether it is the last); the partner's thread 1
  *                 idles.  The median of BUSY_SAMPLES samples is printed.
+ *   mt_busycoll_T2  the same, while thread 0 of every rank runs MPI_Allreduce of BUSY_BYTES
+ *                 (doubles, MPI_SUM) on its communicator instead: the collective's copies
+ *                 and folds against thread 1's small messages (element 0 of the first
+ *                 ranks' input carries "last").
  *
  * --level single runs under MPI_THREAD_SINGLE (T = 1 only): the baseline that the one-thread
  * MPI_THREAD_MULTIPLE figure is compared with.  Each sample lines the threads up on a
@@ -40,14 +44,14 @@
 #define BUSY_SECONDS 0.1
 #define BUSY_SAMPLES 5
 
-enum { LAT, RATE, BUSY };
+enum { LAT, RATE, BUSY, BUSY_COLL };
 
 static struct {
     int nthreads, mode, quit;
     int busy_stop;                     /* mt_busy: thread 1 is done (atomic accesses) */
     long busy_rounds;                  /* transfers thread 0 finished (atomic accesses) */
     double busy_rate;                  /* thread 1's exchanges, million per second */
-    char *big;
+    char *big, *big_out;
     long size, iters;
     bench_pair pair;
     MPI_Comm comm[MAX_THREADS];
@@ -117,6 +121,20 @@ static void busy_stream(void)
     }
 }
 
+/* mt_busycoll, thread 0: large allreduces until thread 1 of a first rank is done. */
+static void busy_allreduce(void)
+{
+    double *in = (double *)job.big, *out = (double *)job.big_out;
+    int n = (int)(BUSY_BYTES / sizeof(double));
+    for (;;) {
+        in[0] = job.pair.first ? (double)__atomic_load_n(&job.busy_stop, __ATOMIC_ACQUIRE) : 0;
+        MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, job.comm[0]);
+        __atomic_add_fetch(&job.busy_rounds, 1, __ATOMIC_RELEASE);
+        if (out[0] > 0)
+            return;
+    }
+}
+
 /* mt_busy, thread 1 of the first rank: 8-byte exchanges with itself on its own communicator
  * while thread 0's transfers run (see the top); the partner's thread 1 has nothing to do. */
 static void busy_self(int t)
@@ -148,9 +166,11 @@ static void work(int t)
 {
     if (job.pair.partner < 0 || t >= job.nthreads)
         return;
-    if (job.mode == BUSY) {
-        if (t == 0)
+    if (job.mode == BUSY || job.mode == BUSY_COLL) {
+        if (t == 0 && job.mode == BUSY)
             busy_stream();
+        else if (t == 0)
+            busy_allreduce();
         else
             busy_self(t);
         return;
@@ -167,11 +187,12 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* mt_busy_T2 (two threads): thread 1's latency under thread 0's large transfers. */
-static void measure_busy(void)
+/* mt_busy_T2 / mt_busycoll_T2 (two threads): thread 1's rate under thread 0's large
+ * transfers (mode BUSY) or allreduces (BUSY_COLL). */
+static void measure_busy(int mode, const char *name)
 {
     double v[BUSY_SAMPLES];
-    job.mode = BUSY;
+    job.mode = mode;
     job.size = 8;
     for (int k = 0; k < BUSY_SAMPLES; k++) {
         job.busy_stop = 0;
@@ -183,7 +204,7 @@ static void measure_busy(void)
         v[k] = job.busy_rate;
     }
     qsort(v, BUSY_SAMPLES, sizeof v[0], cmp_double);
-    bench_report("mt_busy_T2", 8, v[BUSY_SAMPLES / 2], "Mmsg/s");
+    bench_report(name, 8, v[BUSY_SAMPLES / 2], "Mmsg/s");
 }
 
 static void *worker(void *arg)
@@ -274,8 +295,11 @@ int main(int argc, char **argv)
         bench_report(name, 8, (double)n * WINDOW / t / 1e6, "Mmsg/s");
         if (n == 2) {
             job.big = bench_alloc((size_t)BUSY_BYTES);
-            measure_busy();
+            job.big_out = bench_alloc((size_t)BUSY_BYTES);
+            measure_busy(BUSY, "mt_busy_T2");
+            measure_busy(BUSY_COLL, "mt_busycoll_T2");
             free(job.big);
+            free(job.big_out);
         }
         job.quit = 1;
         pthread_barrier_wait(&job.go);

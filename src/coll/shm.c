@@ -21,7 +21,12 @@
  * touches is the communicator's own (its view and step counters), and MPI lets only one
  * thread at a time run a collective on a communicator; waits give up the big lock (through
  * mp_progress and mp_idle_packet) like any other wait, so a thread blocked in a collective
- * never stops the others.
+ * never stops the others.  For the same reason the long work between waits -- single copies
+ * of UNLOCKED_MIN bytes or more and the folds of a single-copy reduction with a predefined
+ * operation -- runs with the big lock released (mp_lock_step_out: only where a wait could
+ * release it, never inside a poll), so threads on other communicators progress during a
+ * large collective too.  A user's reduction function keeps the lock: it may call MPI or read
+ * handles.
  *
  * Slot layout.  The first three quarters of a slot hold CELLS (4) big cells, the last quarter
  * a ring of small cells of SMALL_STRIDE (256) bytes -- 64 in the default 64 KiB slot:
@@ -551,14 +556,44 @@ static uint64_t addr_of(const shm_view *sc, int r, uint32_t step)
     return addr;
 }
 
-/* Pulls len bytes at remote address addr of view member r into dst. */
-static int pull(const shm_view *v, int r, uint64_t addr, void *dst, size_t len)
+/* Work without the big lock (see "Threads" at the top).  A single copy or a fold of this
+ * many bytes or more runs with the lock released under MPI_THREAD_MULTIPLE: it touches only
+ * the collective's own buffers, the peers' memory and the communicator's view, which no
+ * other thread may use meanwhile, so threads on other communicators progress during it.  The
+ * lock costs a compare-and-swap to take back; 16 KiB take a microsecond or more to copy. */
+#define UNLOCKED_MIN ((size_t)16 * 1024)
+
+static int unlocked_begin(size_t bytes)
+{
+    return bytes >= UNLOCKED_MIN ? mp_lock_step_out() : 0;
+}
+
+static void unlocked_end(int depth)
+{
+    if (depth) {
+        mp_lock_reacquire(depth);
+        mp_stat.unlocked_coll_copies++;
+    }
+}
+
+/* Moves len bytes between dst and remote address addr of view member r (write: to it). */
+static int cross_copy(const shm_view *v, int r, int write, uint64_t addr, void *dst, size_t len)
 {
     if (len == 0)
         return MPI_SUCCESS;
     struct iovec iov = { dst, len };
-    int peer = v->map ? v->map[r] : r;
-    return host_tp()->read(v->comm->world[peer], addr, &iov, 1);
+    const mp_transport *tp = host_tp();
+    int world_peer = v->comm->world[v->map ? v->map[r] : r];
+    int depth = tp->copy_unlocked ? unlocked_begin(len) : 0;
+    int err = write ? tp->write(world_peer, addr, &iov, 1) : tp->read(world_peer, addr, &iov, 1);
+    unlocked_end(depth);
+    return err;
+}
+
+/* Pulls len bytes at remote address addr of view member r into dst. */
+static int pull(const shm_view *v, int r, uint64_t addr, void *dst, size_t len)
+{
+    return cross_copy(v, r, 0, addr, dst, len);
 }
 
 /* Pulls the first len bytes of the packed stream of member r (at addr) into (buf, count,
@@ -613,11 +648,8 @@ static int bcast_direct_pair(shm_view *v, void *buf, MPI_Aint count, mp_datatype
         const char *src = packed_source(buf, count, dt, &tmp);
         publish_addr(v, step, src, 1);
         uint64_t dst = addr_of(v, peer, step);
-        if (dst) {
-            struct iovec iov = { (char *)src + split, total - split };
-            err = host_tp()->write(v->comm->world[v->map ? v->map[peer] : peer],
-                                   dst + split, &iov, 1);
-        }
+        if (dst)
+            err = cross_copy(v, peer, 1, dst + split, (char *)src + split, total - split);
         read_end(v, peer, step);
         wait_readers(v, cell_of(v, v->me, step));
         free(tmp);
@@ -999,9 +1031,12 @@ static int reduce_direct(shm_view *v, const void *in, void *rbuf, MPI_Aint count
     }
     char *out = want ? dst + lo * (MPI_Aint)e : (out_tmp = mp_malloc(seg + 1));
     if (seg > 0) {
+        /* a user's function may look at library state (handles): it runs under the lock */
+        int depth = mp_op_is_builtin(op) ? unlocked_begin(seg * (size_t)n) : 0;
         memcpy(out, from[n - 1], seg);
         for (int r = n - 2; r >= 0 && err == MPI_SUCCESS; r--)
             err = mp_reduce_local(from[r] - lb, out - lb, hi - lo, dt, op);
+        unlocked_end(depth);
     }
     publish_addr(v, s2, out, all ? (unsigned)n - 1 : me == root ? 0 : 1);
     if (want) {

@@ -418,6 +418,11 @@ int  mp_lock_waited(void);
  * back to mp_lock_reacquire.  For waits: other threads must be able to progress meanwhile. */
 int  mp_lock_release(void);
 void mp_lock_reacquire(int depth);
+/* For long work on memory only the caller's operation uses (a collective's single copy or
+ * fold between its own buffers): releases the lock as a wait would -- under
+ * MPI_THREAD_MULTIPLE, held, and not inside a poll, whose state is half-way -- and returns
+ * the depth for mp_lock_reacquire; 0 if the work must run holding it. */
+int  mp_lock_step_out(void);
 /* A progress hook's large copy without the lock: 1 if the lock was released (the caller's
  * poll was started by a wait at the top of a call, under MPI_THREAD_MULTIPLE), then the
  * caller takes it back with mp_lock_retake_in_hook; 0 if it must copy holding it.  The caller
@@ -612,6 +617,8 @@ typedef struct mp_stats {
     uint64_t net_batches, net_batched_msgs;   /* network BATCH packets sent, messages in them */
     uint64_t rma_ops, rma_bytes;              /* one-sided operations issued, their bytes */
     uint64_t unlocked_copies;                 /* single copies run without the big lock */
+    uint64_t unlocked_coll_copies;            /* collectives' copies and folds run so */
+    uint64_t unlocked_rma_copies;             /* puts and gets run so */
 } mp_stats;
 extern mp_stats mp_stat;
 

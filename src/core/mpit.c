@@ -122,6 +122,8 @@ static const struct pvar {
     PVAR(PT2PT, COUNTER, split_help_bytes, "bytes this rank copied helping a peer's single copy"),
     PVAR(PT2PT, COUNTER, unlocked_copies,
          "single copies this rank ran without the big lock (MPI_THREAD_MULTIPLE: other threads progressed meanwhile)"),
+    PVAR(COLL, COUNTER, unlocked_coll_copies,
+         "shared-memory collectives' single copies and reductions this rank ran without the big lock"),
     { "mempi_remote_write_share", MPI_T_PVAR_CLASS_PERCENTAGE, CAT_PT2PT, SHARE,
       "share of the bytes sent that were delivered by remote write (0..1)" },
     PAIR(PT2PT, LEVEL, unexpected_msgs, unexpected_bytes, "now in the unexpected queue"),
@@ -135,6 +137,8 @@ static const struct pvar {
     PVAR(TRANSPORT, COUNTER, net_batched_msgs, "messages sent inside such packets"),
     PVAR(RMA, COUNTER, rma_ops, "one-sided operations issued"),
     PVAR(RMA, COUNTER, rma_bytes, "bytes of one-sided operations issued"),
+    PVAR(RMA, COUNTER, unlocked_rma_copies,
+         "puts and gets this rank moved without the big lock (MPI_THREAD_MULTIPLE)"),
 };
 enum { NPVAR = (int)(sizeof pvars / sizeof pvars[0]) };
 

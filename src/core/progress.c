@@ -312,6 +312,11 @@ static int release_for_wait(void)
     return mp_lock_release();
 }
 
+int mp_lock_step_out(void)
+{
+    return MP_UNLIKELY(mp_thread_multiple) ? release_for_wait() : 0;
+}
+
 /* Other threads wait for the lock: let one of them in before polling again. */
 static void step_aside(void)
 {

@@ -15,6 +15,13 @@
  * their own slot at every rank, flush, and read the slot back with MPI_Rget + MPI_Wait.
  * Checked: the counter ends at P * NT * ITERS, the tickets are unique, every slot holds what
  * its thread put last.
+ *
+ * Part 3: every thread again on a communicator of its own, with an allocate window of 2 x 256
+ * KiB per rank: in a lock_all epoch it puts 256 KiB (a pattern of rank, thread and round) into
+ * the right neighbour's first half, gets the left neighbour's second half, flushes, and after
+ * a barrier checks what arrived in its own first half and what it read -- large transfers of
+ * several threads at once, which MemPI moves without its big lock when the window memory is
+ * mapped (under MemPI on one node the counter mempi_unlocked_rma_copies must move).
  */
 #include "rma_common.h"
 #include <pthread.h>
@@ -109,6 +116,86 @@ static void *shared_window(void *arg)
     return NULL;
 }
 
+enum { BIG = 32 * 1024, BIG_ROUNDS = 4 };      /* longs per half window: 256 KiB */
+
+static long pattern(int r, int t, int round, long i)
+{
+    return (long)r * 100000000L + t * 10000000L + round * 1000000L + i;
+}
+
+static void *big_window(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    MPI_Comm comm = comms[t];
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    rma_win w;
+    rma_win_open(&w, FL_ALLOCATE, 2 * BIG * (MPI_Aint)sizeof(long), sizeof(long), MPI_INFO_NULL,
+                 comm);
+    long *mem = (long *)w.base, *out = malloc(sizeof(long) * BIG), *in = malloc(sizeof(long) * BIG);
+    CHECK(out && in, "out of memory");
+    for (int round = 0; round < BIG_ROUNDS; round++) {
+        RMA_LOCAL_BEGIN(&w, me);
+        for (long i = 0; i < BIG; i++) {
+            mem[i] = -1;
+            mem[BIG + i] = pattern(me, t, round, i) + 7;
+        }
+        RMA_LOCAL_END(&w, me);
+        for (long i = 0; i < BIG; i++)
+            out[i] = pattern(me, t, round, i);
+        CHECK_MPI(MPI_Barrier(comm));
+        CHECK_MPI(MPI_Win_lock_all(0, w.win));
+        CHECK_MPI(MPI_Put(out, BIG, MPI_LONG, right, 0, BIG, MPI_LONG, w.win));
+        CHECK_MPI(MPI_Get(in, BIG, MPI_LONG, left, BIG, BIG, MPI_LONG, w.win));
+        CHECK_MPI(MPI_Win_flush_all(w.win));
+        CHECK_MPI(MPI_Win_unlock_all(w.win));
+        CHECK_MPI(MPI_Barrier(comm));
+        for (long i = 0; i < BIG; i++)
+            if (in[i] != pattern(left, t, round, i) + 7)
+                FAIL("thread %d round %d: got [%ld] = %ld from rank %d, expected %ld", t, round, i,
+                     in[i], left, pattern(left, t, round, i) + 7);
+        RMA_LOCAL_BEGIN(&w, me);
+        for (long i = 0; i < BIG; i++)
+            if (mem[i] != pattern(left, t, round, i))
+                FAIL("thread %d round %d: put from rank %d left [%ld] = %ld, expected %ld", t,
+                     round, left, i, mem[i], pattern(left, t, round, i));
+        RMA_LOCAL_END(&w, me);
+        CHECK_MPI(MPI_Barrier(comm));
+    }
+    free(out);
+    free(in);
+    rma_win_close(&w);
+    return NULL;
+}
+
+/* MemPI's counter mempi_unlocked_rma_copies of this rank, across the run of f on NT threads. */
+static unsigned long long run_counted(void *(*f)(void *))
+{
+    int provided, idx, count;
+    MPI_T_pvar_session ses;
+    MPI_T_pvar_handle h;
+    unsigned long long v = 0;
+    pthread_t th[NT];
+    int counted = rma_lib() == RMA_MEMPI;
+    if (counted) {
+        CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init_thread");
+        CHECK(MPI_T_pvar_session_create(&ses) == MPI_SUCCESS, "pvar session");
+        CHECK(MPI_T_pvar_get_index("mempi_unlocked_rma_copies", MPI_T_PVAR_CLASS_COUNTER, &idx) ==
+              MPI_SUCCESS, "no counter mempi_unlocked_rma_copies");
+        CHECK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count) == MPI_SUCCESS, "pvar handle");
+        CHECK(MPI_T_pvar_start(ses, h) == MPI_SUCCESS, "pvar start");
+    }
+    for (int t = 0; t < NT; t++)
+        CHECK(!pthread_create(&th[t], NULL, f, (void *)(intptr_t)t), "pthread_create");
+    for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+    if (counted) {
+        CHECK(MPI_T_pvar_read(ses, h, &v) == MPI_SUCCESS, "pvar read");
+        MPI_T_pvar_handle_free(ses, &h);
+        MPI_T_pvar_session_free(&ses);
+        MPI_T_finalize();
+    }
+    return v;
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1;
@@ -170,8 +257,17 @@ int main(int argc, char **argv)
     RMA_LOCAL_END(&shared_w, me);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     rma_win_close(&shared_w);
+
+    for (int t = 0; t < NT; t++) {
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]));
+        CHECK_MPI(MPI_Comm_set_errhandler(comms[t], MPI_ERRORS_RETURN));
+    }
+    unsigned long long unlocked = run_counted(big_window);
+    for (int t = 0; t < NT; t++) CHECK_MPI(MPI_Comm_free(&comms[t]));
+    if (rma_lib() == RMA_MEMPI && rma_all_on_one_node(MPI_COMM_WORLD))
+        CHECK(unlocked > 0, "no put or get moved without the big lock");
     if (me == 0)
-        printf("rma_threads: %d threads x %d ranks, own windows and a shared window passed\n", NT, np);
+        printf("rma_threads: %d threads x %d ranks, own windows, a shared window and large transfers passed\n", NT, np);
     MPI_Finalize();
     return 0;
 }
