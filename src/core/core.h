@@ -619,6 +619,7 @@ typedef struct mp_stats {
     uint64_t unlocked_copies;                 /* single copies run without the big lock */
     uint64_t unlocked_coll_copies;            /* collectives' copies and folds run so */
     uint64_t unlocked_rma_copies;             /* puts and gets run so */
+    uint64_t unlocked_io_accesses;            /* blocking file accesses run so */
 } mp_stats;
 extern mp_stats mp_stat;
 

@@ -139,6 +139,8 @@ static const struct pvar {
     PVAR(RMA, COUNTER, rma_bytes, "bytes of one-sided operations issued"),
     PVAR(RMA, COUNTER, unlocked_rma_copies,
          "puts and gets this rank moved without the big lock (MPI_THREAD_MULTIPLE)"),
+    PVAR(CORE, COUNTER, unlocked_io_accesses,
+         "blocking file accesses whose transfer this rank ran without the big lock (MPI_THREAD_MULTIPLE)"),
 };
 enum { NPVAR = (int)(sizeof pvars / sizeof pvars[0]) };
 
