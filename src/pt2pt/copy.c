@@ -29,7 +29,9 @@
  *     helper claims chunks from the owner's slot, so a help that runs late finds none left
  *     and touches nothing (split.c).
  *
- * Non-contiguous buffers copy under the lock: the segment walk reads the datatype's state.
+ * Non-contiguous buffers copy unlocked too (alone: the two-core copy needs one range): the
+ * segment walk reads only the datatype's program, fixed at commit, and the request holds a
+ * reference on its type, so an MPI_Type_free by another thread meanwhile frees nothing.
  * Copies are deferred only once threads have met in the library (mp_copy_deferred: some
  * thread had to wait for the lock): a program that asked for MPI_THREAD_MULTIPLE but calls MPI
  * from one thread at a time -- every mpi4py program -- keeps the copy where it was, in the
@@ -129,10 +131,11 @@ static void lock_back(int dropped, const mp_lock_saved *saved)
 int mp_copy_in_hook(int write, int world_peer, uint64_t remote_addr, uint64_t peer_cookie,
                     void *buf, MPI_Aint count, const mp_datatype *dt, size_t bytes)
 {
-    if (!mp_transport_of(world_peer)->copy_unlocked || !dt->is_contig)
+    if (!mp_transport_of(world_peer)->copy_unlocked)
         return mp_copy_shared(write, world_peer, remote_addr, peer_cookie, buf, count, dt, bytes);
     uint32_t ticket = 0;
-    int shared = open_shared(world_peer, peer_cookie, (char *)buf + dt->true_lb, bytes, &ticket);
+    int shared = dt->is_contig &&
+                 open_shared(world_peer, peer_cookie, (char *)buf + dt->true_lb, bytes, &ticket);
     mp_lock_saved saved;
     int dropped = mp_lock_drop_in_hook(&saved);
     int err = run_copy(shared, ticket, write, world_peer, remote_addr, buf, count, dt, bytes);

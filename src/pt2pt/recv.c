@@ -88,7 +88,7 @@ static void rndv_receive(mp_request *req, int world, size_t size, uint64_t cooki
                                rndv_read_done, req) == MPI_SUCCESS)
                 return;
         }
-        if (req->dt->is_contig && mp_copy_deferred(world)) {   /* out of the handler: copy.c */
+        if (mp_copy_deferred(world)) {    /* out of the handler: copy.c */
             mp_pull_later(req, world, cookie, addr, want);
             return;
         }
