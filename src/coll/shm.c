@@ -22,10 +22,10 @@
  * thread at a time run a collective on a communicator; waits give up the big lock (through
  * mp_progress and mp_idle_packet) like any other wait, so a thread blocked in a collective
  * never stops the others.  For the same reason the long work between waits -- single copies
- * of UNLOCKED_MIN bytes or more and the folds of a single-copy reduction with a predefined
- * operation -- runs with the big lock released (mp_lock_step_out: only where a wait could
- * release it, never inside a poll), so threads on other communicators progress during a
- * large collective too.  A user's reduction function keeps the lock: it may call MPI or read
+ * and the folds of a single-copy reduction with a predefined operation -- runs with the big
+ * lock released (mp_lock_step_out: only where a wait could release it, never inside a poll):
+ * it touches only the call's buffers, the peers' memory and the communicator's view, so
+ * threads on other communicators progress during a large collective too.  A user's reduction function keeps the lock: it may call MPI or read
  * handles.
  *
  * Slot layout.  The first three quarters of a slot hold CELLS (4) big cells, the last quarter
@@ -556,27 +556,8 @@ static uint64_t addr_of(const shm_view *sc, int r, uint32_t step)
     return addr;
 }
 
-/* Work without the big lock (see "Threads" at the top).  A single copy or a fold of this
- * many bytes or more runs with the lock released under MPI_THREAD_MULTIPLE: it touches only
- * the collective's own buffers, the peers' memory and the communicator's view, which no
- * other thread may use meanwhile, so threads on other communicators progress during it.  The
- * lock costs a compare-and-swap to take back; 16 KiB take a microsecond or more to copy. */
-#define UNLOCKED_MIN ((size_t)16 * 1024)
-
-static int unlocked_begin(size_t bytes)
-{
-    return bytes >= UNLOCKED_MIN ? mp_lock_step_out() : 0;
-}
-
-static void unlocked_end(int depth)
-{
-    if (depth) {
-        mp_lock_reacquire(depth);
-        mp_stat.unlocked_coll_copies++;
-    }
-}
-
-/* Moves len bytes between dst and remote address addr of view member r (write: to it). */
+/* Moves len bytes between dst and remote address addr of view member r (write: to it),
+ * without the big lock when it may go (see "Threads" at the top). */
 static int cross_copy(const shm_view *v, int r, int write, uint64_t addr, void *dst, size_t len)
 {
     if (len == 0)
@@ -584,9 +565,9 @@ static int cross_copy(const shm_view *v, int r, int write, uint64_t addr, void *
     struct iovec iov = { dst, len };
     const mp_transport *tp = host_tp();
     int world_peer = v->comm->world[v->map ? v->map[r] : r];
-    int depth = tp->copy_unlocked ? unlocked_begin(len) : 0;
+    int depth = tp->copy_unlocked ? mp_lock_step_out(len) : 0;
     int err = write ? tp->write(world_peer, addr, &iov, 1) : tp->read(world_peer, addr, &iov, 1);
-    unlocked_end(depth);
+    mp_lock_step_in(depth, &mp_stat.unlocked_coll_copies);
     return err;
 }
 
@@ -1032,11 +1013,11 @@ static int reduce_direct(shm_view *v, const void *in, void *rbuf, MPI_Aint count
     char *out = want ? dst + lo * (MPI_Aint)e : (out_tmp = mp_malloc(seg + 1));
     if (seg > 0) {
         /* a user's function may look at library state (handles): it runs under the lock */
-        int depth = mp_op_is_builtin(op) ? unlocked_begin(seg * (size_t)n) : 0;
+        int depth = mp_op_is_builtin(op) ? mp_lock_step_out(seg * (size_t)n) : 0;
         memcpy(out, from[n - 1], seg);
         for (int r = n - 2; r >= 0 && err == MPI_SUCCESS; r--)
             err = mp_reduce_local(from[r] - lb, out - lb, hi - lo, dt, op);
-        unlocked_end(depth);
+        mp_lock_step_in(depth, &mp_stat.unlocked_coll_copies);
     }
     publish_addr(v, s2, out, all ? (unsigned)n - 1 : me == root ? 0 : 1);
     if (want) {

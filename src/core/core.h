@@ -418,11 +418,15 @@ int  mp_lock_waited(void);
  * back to mp_lock_reacquire.  For waits: other threads must be able to progress meanwhile. */
 int  mp_lock_release(void);
 void mp_lock_reacquire(int depth);
-/* For long work on memory only the caller's operation uses (a collective's single copy or
- * fold between its own buffers): releases the lock as a wait would -- under
- * MPI_THREAD_MULTIPLE, held, and not inside a poll, whose state is half-way -- and returns
- * the depth for mp_lock_reacquire; 0 if the work must run holding it. */
-int  mp_lock_step_out(void);
+/* For long work on memory only the caller's operation uses (a collective's copy or fold, a
+ * put or get, a file access's system calls): if it moves MP_LOCK_STEP_OUT_MIN bytes or more,
+ * releases the lock as a wait would -- under MPI_THREAD_MULTIPLE, held, and not inside a poll,
+ * whose state is half-way -- and returns the depth to give back to mp_lock_step_in, which
+ * takes the lock again and counts the work in *counter (an mp_stat field); 0: the work runs
+ * holding it.  Below the bound taking the lock back (a compare-and-swap) is not worth it. */
+#define MP_LOCK_STEP_OUT_MIN ((size_t)16 * 1024)
+int  mp_lock_step_out(size_t bytes);
+void mp_lock_step_in(int depth, uint64_t *counter);
 /* A progress hook's large copy without the lock: 1 if the lock was released (the caller's
  * poll was started by a wait at the top of a call, under MPI_THREAD_MULTIPLE), then the
  * caller takes it back with mp_lock_retake_in_hook; 0 if it must copy holding it.  The caller

@@ -312,9 +312,18 @@ static int release_for_wait(void)
     return mp_lock_release();
 }
 
-int mp_lock_step_out(void)
+int mp_lock_step_out(size_t bytes)
 {
-    return MP_UNLIKELY(mp_thread_multiple) ? release_for_wait() : 0;
+    return MP_UNLIKELY(mp_thread_multiple) && bytes >= MP_LOCK_STEP_OUT_MIN ? release_for_wait()
+                                                                           : 0;
+}
+
+void mp_lock_step_in(int depth, uint64_t *counter)
+{
+    if (depth) {
+        mp_lock_reacquire(depth);
+        (*counter)++;
+    }
 }
 
 /* Other threads wait for the lock: let one of them in before polling again. */

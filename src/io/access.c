@@ -31,7 +31,7 @@
  *
  * Threads.  For the same reason a blocking access that moves its data here (not through an
  * aggregator) runs its transfer -- the walk of the view and the system calls -- with the big
- * lock released under MPI_THREAD_MULTIPLE when it moves UNLOCKED_MIN bytes or more: the walk
+ * lock released under MPI_THREAD_MULTIPLE when it is large (mp_lock_step_out): the walk
  * only reads the file's view, which MPI forbids changing while an access runs, and the
  * position and the data staging are done under the lock before and after.  So a thread
  * writing megabytes does not stop the process's other threads for the length of a pwrite.
@@ -415,24 +415,6 @@ static int ordered_buffered(const char *F, mp_file *f, const mp_io_args *a,
     return buffered_access(F, f, &at, status);
 }
 
-/* Bytes from which a blocking access moves its data with the big lock released ("Threads"
- * at the top): a system call of 16 KiB costs microseconds, taking the lock back a
- * compare-and-swap. */
-#define UNLOCKED_MIN ((size_t)16 * 1024)
-
-/* mp_io_local with the big lock released when it may be (mp_lock_step_out). */
-static int local_unlocked(const char *F, const mp_file *f, MPI_Offset spos, size_t bytes,
-                          xfer *x, int direct)
-{
-    int depth = bytes >= UNLOCKED_MIN ? mp_lock_step_out() : 0;
-    int err = mp_io_local(F, f, spos, bytes, x, direct);
-    if (depth) {
-        mp_lock_reacquire(depth);
-        mp_stat.unlocked_io_accesses++;
-    }
-    return err;
-}
-
 int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *status)
 {
     if (buffered(f, a))
@@ -450,10 +432,13 @@ int mp_io_access(const char *F, mp_file *f, const mp_io_args *a, MPI_Status *sta
     char *tmp = NULL;
     size_t native = 0;
     err = mp_io_stage(F, f, a, bytes, &x.mem, &tmp);
-    if (!err && bytes)
-        err = local_unlocked(F, f, pos * esize, bytes, &x, a->coll &&
-                             mp_io_cb_local(f, a->write) &&
-                             mp_io_direct_pieces(f, pos * esize, bytes));
+    if (!err && bytes) {
+        int direct = a->coll && mp_io_cb_local(f, a->write) &&
+                     mp_io_direct_pieces(f, pos * esize, bytes);
+        int depth = mp_lock_step_out(bytes);     /* see "Threads" at the top */
+        err = mp_io_local(F, f, pos * esize, bytes, &x, direct);
+        mp_lock_step_in(depth, &mp_stat.unlocked_io_accesses);
+    }
     if (!err)
         err = mp_io_unstage(F, f, a, tmp, x.moved, &native);
     free(tmp);

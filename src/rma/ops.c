@@ -19,8 +19,8 @@
  *
  * Threads.  A large contiguous put or get by the direct or copy path touches nothing but the
  * origin buffer and the target's memory once it is checked, so under MPI_THREAD_MULTIPLE it
- * runs with the big lock released (move_unlocked), and threads working on other windows or
- * communicators progress during it.  Accumulates keep the lock: they take the target's
+ * runs with the big lock released (move_unlocked, mp_lock_step_out), and threads working on
+ * other windows or communicators progress during it.  Accumulates keep the lock: they take the target's
  * accumulate lock, which ranks below the big lock (docs/protocol.md, "Threads").
  */
 #include "rma/win.h"
@@ -194,11 +194,6 @@ static const char *origin_bytes(const run_ctx *c, size_t off, size_t len, char *
 
 /* ---- put and get ----------------------------------------------------------------------- */
 
-/* Contiguous puts and gets of this many bytes or more move with the big lock released
- * (see "Threads" at the top): the lock costs a compare-and-swap to take back, 16 KiB a
- * microsecond or more to copy. */
-#define UNLOCKED_MIN ((size_t)16 * 1024)
-
 /* Moves a contiguous put or get of `bytes` at target address addr0 by the direct or copy path
  * with the big lock released, if it may (mp_lock_step_out); returns 1 if it moved it. */
 static int move_unlocked(run_ctx *c, uint64_t addr0, size_t bytes, int put)
@@ -206,13 +201,13 @@ static int move_unlocked(run_ctx *c, uint64_t addr0, size_t bytes, int put)
     const mp_rma_args *a = c->a;
     const mp_win_target *t = c->t;
     const mp_transport *tp = t->path == MP_PATH_COPY ? mp_transport_of(t->world) : NULL;
-    if (!mp_thread_multiple || bytes < UNLOCKED_MIN || t->path == MP_PATH_MSG ||
-        !a->origin_dt->is_contig || !a->target_dt->is_contig || (tp && !tp->copy_unlocked))
+    if (!mp_thread_multiple || t->path == MP_PATH_MSG || !a->origin_dt->is_contig ||
+        !a->target_dt->is_contig || (tp && !tp->copy_unlocked))
         return 0;
     char *mine = (char *)(put ? a->origin : a->get_buf) + a->origin_dt->true_lb;
     uint64_t theirs = addr0 + (uint64_t)a->target_dt->true_lb;
     char *mapped = tp ? NULL : direct_ptr(t, theirs);
-    int world = t->world, depth = mp_lock_step_out();
+    int world = t->world, depth = mp_lock_step_out(bytes);
     if (!depth)
         return 0;
     struct iovec iov = { mine, bytes };
@@ -221,9 +216,8 @@ static int move_unlocked(run_ctx *c, uint64_t addr0, size_t bytes, int put)
         memcpy(put ? mapped : mine, put ? mine : mapped, bytes);
     else
         err = put ? tp->write(world, theirs, &iov, 1) : tp->read(world, theirs, &iov, 1);
-    mp_lock_reacquire(depth);
+    mp_lock_step_in(depth, &mp_stat.unlocked_rma_copies);
     c->err = err;
-    mp_stat.unlocked_rma_copies++;
     return 1;
 }
 
