@@ -25,6 +25,7 @@
  * on timing; its share is printed, not checked.
  */
 #include "check.h"
+#include "counters.h"
 #include <stdint.h>
 
 static int rank, size, partner;
@@ -212,39 +213,17 @@ static void truncated(int early, int msg)
     free(r);
 }
 
-/* MPI_T counters count while their handle is started: start them at the beginning. */
-static MPI_T_pvar_session ses;
-static MPI_T_pvar_handle counter(const char *name)
-{
-    int index, count;
-    MPI_T_pvar_handle h;
-    CHECK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index) == MPI_SUCCESS,
-          "no performance variable %s", name);
-    CHECK(MPI_T_pvar_handle_alloc(ses, index, NULL, &h, &count) == MPI_SUCCESS, "pvar handle");
-    CHECK(MPI_T_pvar_start(ses, h) == MPI_SUCCESS, "pvar start");
-    return h;
-}
-
-static unsigned long long read_counter(MPI_T_pvar_handle h)
-{
-    unsigned long long v = 0;
-    CHECK(MPI_T_pvar_read(ses, h, &v) == MPI_SUCCESS, "pvar read");
-    return v;
-}
-
 int main(int argc, char **argv)
 {
-    int provided;
     MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    CHECK(MPI_T_pvar_session_create(&ses) == MPI_SUCCESS, "pvar session");
-    MPI_T_pvar_handle h_opened = counter("mempi_split_msgs");
-    MPI_T_pvar_handle h_single = counter("mempi_sendreq_bytes");
-    MPI_T_pvar_handle h_rndv = counter("mempi_rndv_bytes");
-    MPI_T_pvar_handle h_helped = counter("mempi_split_help_bytes");
+    counters_open();                  /* they count from here on */
+    MPI_T_pvar_handle h_opened = counter_start("mempi_split_msgs");
+    MPI_T_pvar_handle h_single = counter_start("mempi_sendreq_bytes");
+    MPI_T_pvar_handle h_rndv = counter_start("mempi_rndv_bytes");
+    MPI_T_pvar_handle h_helped = counter_start("mempi_split_help_bytes");
     partner = rank ^ 1;
     if (partner >= size)
         partner = rank;
@@ -278,17 +257,17 @@ int main(int argc, char **argv)
     truncated(1, msg++);
     truncated(0, msg++);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    unsigned long long before_sendrecv = read_counter(h_opened);
+    unsigned long long before_sendrecv = counter_read(h_opened);
     for (int rep = 0; rep < 3; rep++)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             sendrecv_exchange(sizes[i], msg++);
-    unsigned long long in_sendrecv = read_counter(h_opened) - before_sendrecv;
+    unsigned long long in_sendrecv = counter_read(h_opened) - before_sendrecv;
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
-    unsigned long long opened = read_counter(h_opened);
-    unsigned long long single = read_counter(h_single);
-    unsigned long long rndv = read_counter(h_rndv);
-    unsigned long long helped = read_counter(h_helped);
+    unsigned long long opened = counter_read(h_opened);
+    unsigned long long single = counter_read(h_single);
+    unsigned long long rndv = counter_read(h_rndv);
+    unsigned long long helped = counter_read(h_helped);
     const char *forced = getenv("MEMPI_SPLIT_COPY");
     if (forced && strcmp(forced, "1") == 0 && partner != rank && single > 0 &&
         partner_on_node != MPI_UNDEFINED)
@@ -301,8 +280,7 @@ int main(int argc, char **argv)
                helped);
     CHECK(rndv > 0, "no rendezvous message was counted: the counters do not work");
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_T_pvar_session_free(&ses);
-    MPI_T_finalize();
+    counters_close();
     MPI_Finalize();
     if (rank == 0)
         printf("p2p_split: OK\n");

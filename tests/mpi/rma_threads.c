@@ -24,6 +24,7 @@
  * mapped (under MemPI on one node the counter mempi_unlocked_rma_copies must move).
  */
 #include "rma_common.h"
+#include "counters.h"
 #include <pthread.h>
 
 static int me, np;
@@ -170,28 +171,20 @@ static void *big_window(void *arg)
 /* MemPI's counter mempi_unlocked_rma_copies of this rank, across the run of f on NT threads. */
 static unsigned long long run_counted(void *(*f)(void *))
 {
-    int provided, idx, count;
-    MPI_T_pvar_session ses;
-    MPI_T_pvar_handle h;
+    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
     unsigned long long v = 0;
     pthread_t th[NT];
     int counted = rma_lib() == RMA_MEMPI;
     if (counted) {
-        CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init_thread");
-        CHECK(MPI_T_pvar_session_create(&ses) == MPI_SUCCESS, "pvar session");
-        CHECK(MPI_T_pvar_get_index("mempi_unlocked_rma_copies", MPI_T_PVAR_CLASS_COUNTER, &idx) ==
-              MPI_SUCCESS, "no counter mempi_unlocked_rma_copies");
-        CHECK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count) == MPI_SUCCESS, "pvar handle");
-        CHECK(MPI_T_pvar_start(ses, h) == MPI_SUCCESS, "pvar start");
+        counters_open();
+        h = counter_start("mempi_unlocked_rma_copies");
     }
     for (int t = 0; t < NT; t++)
         CHECK(!pthread_create(&th[t], NULL, f, (void *)(intptr_t)t), "pthread_create");
     for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
     if (counted) {
-        CHECK(MPI_T_pvar_read(ses, h, &v) == MPI_SUCCESS, "pvar read");
-        MPI_T_pvar_handle_free(ses, &h);
-        MPI_T_pvar_session_free(&ses);
-        MPI_T_finalize();
+        v = counter_read(h);
+        counters_close();
     }
     return v;
 }

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "counters.h"
 
 #define NT 3
 #define ITERS 18
@@ -150,36 +151,6 @@ static void *run(void *arg)
     return NULL;
 }
 
-/* The counters mempi_unlocked_copies and mempi_sendreq_bytes of this rank, which count while
- * their handles are started (from before the threads run). */
-static const char *counter_names[2] = { "mempi_unlocked_copies", "mempi_sendreq_bytes" };
-static MPI_T_pvar_session ses;
-static MPI_T_pvar_handle counters[2];
-
-static void start_counters(void)
-{
-    int provided, idx, count;
-    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init_thread");
-    CHECK(MPI_T_pvar_session_create(&ses) == MPI_SUCCESS, "pvar session");
-    for (int k = 0; k < 2; k++) {
-        CHECK(MPI_T_pvar_get_index(counter_names[k], MPI_T_PVAR_CLASS_COUNTER, &idx) ==
-              MPI_SUCCESS, "no counter %s", counter_names[k]);
-        CHECK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &counters[k], &count) == MPI_SUCCESS,
-              "pvar handle");
-        CHECK(MPI_T_pvar_start(ses, counters[k]) == MPI_SUCCESS, "pvar start");
-    }
-}
-
-static void read_counters(unsigned long long *unlocked, unsigned long long *written)
-{
-    CHECK(MPI_T_pvar_read(ses, counters[0], unlocked) == MPI_SUCCESS, "pvar read");
-    CHECK(MPI_T_pvar_read(ses, counters[1], written) == MPI_SUCCESS, "pvar read");
-    for (int k = 0; k < 2; k++)
-        MPI_T_pvar_handle_free(ses, &counters[k]);
-    MPI_T_pvar_session_free(&ses);
-    MPI_T_finalize();
-}
-
 /* 1 if rank+1 is another process of this rank's node (sends to it go through shared memory). */
 static int right_on_node(void)
 {
@@ -205,7 +176,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int t = 0; t < NT; t++)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]));
-    start_counters();
+    counters_open();                  /* mempi_unlocked_copies, mempi_sendreq_bytes: from here */
+    MPI_T_pvar_handle h_unlocked = counter_start("mempi_unlocked_copies");
+    MPI_T_pvar_handle h_written = counter_start("mempi_sendreq_bytes");
     pthread_t th[NT];
     for (int t = 0; t < NT; t++)
         CHECK(pthread_create(&th[t], NULL, run, (void *)(long)t) == 0, "pthread_create");
@@ -217,7 +190,9 @@ int main(int argc, char **argv)
     /* Single copy may be refused by the kernel; a rank whose right neighbour shares its node
      * and that delivered bytes by remote write shows that it was on. */
     unsigned long long unlocked, written, mine[2], all[2];
-    read_counters(&unlocked, &written);
+    unlocked = counter_read(h_unlocked);
+    written = counter_read(h_written);
+    counters_close();
     mine[0] = unlocked;
     mine[1] = right_on_node() && written > 0;
     MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);

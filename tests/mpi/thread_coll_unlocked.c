@@ -19,6 +19,7 @@
  */
 #include <mpi.h>
 #include "check.h"
+#include "counters.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -143,27 +144,6 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-/* One MPI_T counter of this rank, counting from start_counter on. */
-static MPI_T_pvar_session ses;
-
-static MPI_T_pvar_handle start_counter(const char *name)
-{
-    int idx, count;
-    MPI_T_pvar_handle h;
-    CHECK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) == MPI_SUCCESS,
-          "no counter %s", name);
-    CHECK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count) == MPI_SUCCESS, "pvar handle");
-    CHECK(MPI_T_pvar_start(ses, h) == MPI_SUCCESS, "pvar start");
-    return h;
-}
-
-static unsigned long long read_counter(MPI_T_pvar_handle h)
-{
-    unsigned long long v = 0;
-    CHECK(MPI_T_pvar_read(ses, h, &v) == MPI_SUCCESS, "pvar read");
-    return v;
-}
-
 /* 1 if a 1 MiB message to the right neighbour, received posted first, went by remote write
  * (single copy works) -- only asked when all ranks share this host. */
 static int single_copy_works(MPI_T_pvar_handle written)
@@ -177,7 +157,7 @@ static int single_copy_works(MPI_T_pvar_handle written)
     CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     free(sb);
     free(rb);
-    int mine = read_counter(written) > 0, any = 0;
+    int mine = counter_read(written) > 0, any = 0;
     CHECK_MPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
     return any;
 }
@@ -192,7 +172,7 @@ static int is_mempi(void)
 
 int main(int argc, char **argv)
 {
-    int level, provided;
+    int level;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -204,11 +184,9 @@ int main(int argc, char **argv)
     int counted = is_mempi(), one_host_cma = 0;
     MPI_T_pvar_handle unlocked = MPI_T_PVAR_HANDLE_NULL, written = MPI_T_PVAR_HANDLE_NULL;
     if (counted) {
-        CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS,
-              "MPI_T_init_thread");
-        CHECK(MPI_T_pvar_session_create(&ses) == MPI_SUCCESS, "pvar session");
-        unlocked = start_counter("mempi_unlocked_coll_copies");
-        written = start_counter("mempi_sendreq_bytes");
+        counters_open();
+        unlocked = counter_start("mempi_unlocked_coll_copies");
+        written = counter_start("mempi_sendreq_bytes");
         MPI_Comm host;
         int host_size;
         CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
@@ -226,15 +204,12 @@ int main(int argc, char **argv)
         pthread_join(th[t], NULL);
 
     if (counted) {
-        unsigned long long mine = read_counter(unlocked), all = 0;
+        unsigned long long mine = counter_read(unlocked), all = 0;
         CHECK_MPI(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
                                 MPI_COMM_WORLD));
         if (one_host_cma)
             CHECK(all > 0, "no collective copy ran outside the big lock");
-        MPI_T_pvar_handle_free(ses, &unlocked);
-        MPI_T_pvar_handle_free(ses, &written);
-        MPI_T_pvar_session_free(&ses);
-        MPI_T_finalize();
+        counters_close();
     }
 
     for (int t = 0; t < 3; t++)
