@@ -292,6 +292,27 @@ static int pow2_ok(const mp_config_var *v, unsigned long long n)
 }
 
 /* Parses s as row v wants and stores it in the row's field: 0, or -1 if malformed. */
+/* String rows hold copies (the environment may change after MPI_Init).  The table is loaded
+ * more than once in a process -- by MPI_T_init_thread before MPI_Init, then by MPI_Init -- so
+ * each field's copy is remembered and freed when a later load replaces it. */
+#define STRING_ROWS 16
+static struct { const char **field; char *copy; } string_copies[STRING_ROWS];
+
+static void set_string(const char **field, const char *s)
+{
+    char *copy = *s ? mp_strdup(s) : NULL;
+    *field = copy ? copy : "";
+    for (int i = 0; i < STRING_ROWS; i++) {
+        if (string_copies[i].field != field && string_copies[i].field != NULL)
+            continue;
+        free(string_copies[i].copy);
+        string_copies[i].field = field;
+        string_copies[i].copy = copy;
+        return;
+    }
+    MP_ASSERT(!"more string rows than STRING_ROWS");   /* release builds keep the copy */
+}
+
 static int load_row(const mp_config_var *v, const char *s)
 {
     size_t z;
@@ -321,8 +342,8 @@ static int load_row(const mp_config_var *v, const char *s)
             return -1;
         *(int *)v->field = c + v->base;
         return 0;
-    case MP_CFG_STRING:   /* a copy: the environment may change after MPI_Init */
-        *(const char **)v->field = *s ? mp_strdup(s) : "";
+    case MP_CFG_STRING:
+        set_string((const char **)v->field, s);
         return 0;
     }
     return -1;
