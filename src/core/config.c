@@ -291,7 +291,6 @@ static int pow2_ok(const mp_config_var *v, unsigned long long n)
     return !(v->flags & MP_CFG_POW2) || (n & (n - 1)) == 0;
 }
 
-/* Parses s as row v wants and stores it in the row's field: 0, or -1 if malformed. */
 /* String rows hold copies (the environment may change after MPI_Init).  The table is loaded
  * more than once in a process -- by MPI_T_init_thread before MPI_Init, then by MPI_Init -- so
  * each field's copy is remembered and freed when a later load replaces it. */
@@ -313,6 +312,7 @@ static void set_string(const char **field, const char *s)
     MP_ASSERT(!"more string rows than STRING_ROWS");   /* release builds keep the copy */
 }
 
+/* Parses s as row v wants and stores it in the row's field: 0, or -1 if malformed. */
 static int load_row(const mp_config_var *v, const char *s)
 {
     size_t z;
