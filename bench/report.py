@@ -139,7 +139,7 @@ def results_table(med, units, case, libs, noisy):
     for (c, name, size) in med:
         if c == case and name not in names:
             names.append(name)
-    order = ["latency", "bw", "bibw", "msgrate"] + COLLECTIVES + ["alltoall_l", "alltoallv_l", "halo", "cg", "cgfixed", "sort"] + RMA_NAMES
+    order = ["latency", "latency_q", "bw", "bibw", "msgrate"] + COLLECTIVES + ["alltoall_l", "alltoallv_l", "halo", "cg", "cgfixed", "sort"] + RMA_NAMES
     names.sort(key=lambda n: order.index(n) if n in order else 99)
     lines = ["| benchmark | size | unit | " + " | ".join(LIB_NAMES[l] for l in libs)
              + " | best peer | MemPI / best peer |",
@@ -153,7 +153,8 @@ def results_table(med, units, case, libs, noisy):
                 ratio += " ~"
             cells = [fmt(per.get(l)) for l in libs]
             size_text = {"cg": "%dx%d per rank" % (size, size),
-                         "cgfixed": "%dx%d in all" % (2 * size, size)}.get(name, human_size(size))
+                         "cgfixed": "%dx%d in all" % (2 * size, size),
+                         "latency_q": "8 B, %d queued elsewhere" % size}.get(name, human_size(size))
             lines.append("| %s | %s | %s | %s | %s | %s |" % (
                 name, size_text, units.get(name, ""), " | ".join(cells),
                 LIB_NAMES.get(peer, "-"), ratio))

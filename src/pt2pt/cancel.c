@@ -55,7 +55,7 @@ int mp_cancel(mp_request *req)
     case MP_ST_WAIT_FIN:
     case MP_ST_WAIT_ACK: {
         mp_hdr h = { .type = MP_PKT_CANCEL_REQ, .cookie = mp_request_cookie(req),
-                     .seq = req->seq };
+                     .ctx = req->ctx, .seq = req->seq };
         req->cancel_pending = 1;
         mp_send_ctrl(req->world_peer, &h);
         /* To oneself the answer needs no other process: decide now, so that a cancelled
@@ -78,7 +78,8 @@ int mp_cancel(mp_request *req)
 static void on_cancel_req(int world, const mp_hdr *h)
 {
     mp_hdr reply = { .type = MP_PKT_CANCEL_REP, .cookie = h->cookie };
-    for (mp_unexp *u = mp_p2p.unexp_head; u; u = u->next) {
+    mp_mq_check_wire(world, h->ctx);
+    for (mp_unexp *u = mp_mq_of(h->ctx)->unexp_head; u; u = u->next) {
         if (u->world_src != world || u->seq != h->seq)
             continue;
         if (u->type == MP_PKT_RTS || u->received == u->size) {

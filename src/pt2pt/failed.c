@@ -58,17 +58,27 @@ void mp_p2p_fail_request(mp_request *req, int w)
     }
 }
 
-static void proc_failed(int w)
+/* The receives of one context that wait for failed process w, or for any source while
+ * none is left. */
+static void fail_posted(mp_mq *q, int w)
 {
-    mp_peer *peer = &mp_p2p.peers[w];
-    peer->fast_limit = 0;
-    for (mp_request *r = mp_p2p.posted_head, *next; r; r = next) {
+    for (mp_request *r = q->posted_head, *next; r; r = next) {
         next = r->next;
         int f = mp_p2p_failed_peer(r);
         if (f == w || f == -2) {
             mp_posted_remove(r);
             mp_p2p_fail_request(r, f);
         }
+    }
+}
+
+static void proc_failed(int w)
+{
+    mp_peer *peer = &mp_p2p.peers[w];
+    peer->fast_limit = 0;
+    for (int p = 0; p < MP_MQ_CTX_LIMIT / MP_MQ_PAGE; p++) {
+        for (int i = 0; mp_p2p.mq_pages[p] && i < MP_MQ_PAGE; i++)
+            fail_posted(&mp_p2p.mq_pages[p][i], w);
     }
     if (peer->in_req) {
         mp_request *r = peer->in_req;

@@ -101,8 +101,9 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
     /* The normal path would send a request for sending (sendreq.c): keep its remote write. */
     if (mp_cfg.sendreq && capacity >= mp_cfg.sendreq_min && peer->tp->single_copy)
         return MP_AGAIN;
-    if ((mp_p2p.unexp_head && mp_match_unexpected(ctx, source, tag, 0)) ||
-        (mp_p2p.posted_head && mp_posted_earlier_could_match(ctx, source, tag, NULL)))
+    mp_mq *q = mp_mq_of(ctx);
+    if ((q->unexp_head && mp_match_unexpected(q, source, tag, 0)) ||
+        (q->posted_head && mp_posted_earlier_could_match(q, source, tag, NULL)))
         return MP_AGAIN;
     mp_transport *tp = peer->tp;
     for (;;) {

@@ -5,67 +5,98 @@
  * on the receive side only.  Both queues are searched from the head, so a receive matches the
  * earliest-arrived message and a message matches the earliest-posted receive: together with
  * the per-pair FIFO order of first packets this is exactly MPI's non-overtaking rule.
+ *
+ * Every wire context has its own pair of queues (mp_mq, proto.h), since a receive can only
+ * ever take a message of its own context: the order within a context is what MPI defines, and
+ * there is none between contexts to keep.  So a communicator's matching costs what its own
+ * queues hold, however many receives or unexpected messages other communicators (another
+ * thread's, a library's) have queued.  The queues of a context exist from its first message
+ * or receive on -- a message may arrive for a communicator this process has not finished
+ * creating -- and stay (empty) when the communicator is freed, for the next one to get the id.
  */
 #include "pt2pt/proto.h"
+#include <stdlib.h>
 
 mp_pt2pt_state mp_p2p;
 
-void mp_posted_append(mp_request *req)
+mp_mq *mp_mq_page_in(int ctx)
 {
-    req->next = NULL;
-    req->prev = mp_p2p.posted_tail;
-    if (mp_p2p.posted_tail)
-        mp_p2p.posted_tail->next = req;
-    else
-        mp_p2p.posted_head = req;
-    mp_p2p.posted_tail = req;
+    mp_mq **page = &mp_p2p.mq_pages[(unsigned)ctx / MP_MQ_PAGE];
+    if (*page == NULL)
+        *page = mp_calloc(MP_MQ_PAGE, sizeof **page);
+    return &(*page)[(unsigned)ctx % MP_MQ_PAGE];
 }
 
-void mp_posted_remove(mp_request *req)
+void mp_mq_check_wire(int world, int ctx)
+{
+    if (MP_UNLIKELY((unsigned)ctx >= MP_MQ_CTX_LIMIT))
+        mp_fatal("protocol error: a message from rank %d names context %d (limit %d)", world,
+                 ctx, MP_MQ_CTX_LIMIT);
+}
+
+void mp_posted_append(mp_mq *q, mp_request *req)
+{
+    req->next = NULL;
+    req->prev = q->posted_tail;
+    if (q->posted_tail)
+        q->posted_tail->next = req;
+    else
+        q->posted_head = req;
+    q->posted_tail = req;
+    mp_p2p.posted++;
+}
+
+static void posted_unlink(mp_mq *q, mp_request *req)
 {
     if (req->prev)
         req->prev->next = req->next;
     else
-        mp_p2p.posted_head = req->next;
+        q->posted_head = req->next;
     if (req->next)
         req->next->prev = req->prev;
     else
-        mp_p2p.posted_tail = req->prev;
+        q->posted_tail = req->prev;
     req->next = req->prev = NULL;
+    mp_p2p.posted--;
+}
+
+void mp_posted_remove(mp_request *req)
+{
+    posted_unlink(mp_mq_of(req->ctx), req);
 }
 
 /* Could a receive posted before `stop` (NULL: any posted receive) take a message from `src`
- * with tag `tag` on `ctx`?  Tags overlap when equal or either is MPI_ANY_TAG (`tag` may be
- * MPI_ANY_TAG for a receive asking about itself).  The rule behind SREQ eligibility and the
+ * with tag `tag` on q's context?  Tags overlap when equal or either is MPI_ANY_TAG (`tag` may
+ * be MPI_ANY_TAG for a receive asking about itself).  The rule behind SREQ eligibility and the
  * direct receive: if no earlier receive could, the source's first matching message is ours. */
-int mp_posted_earlier_could_match(int ctx, int src, int tag, const mp_request *stop)
+int mp_posted_earlier_could_match(const mp_mq *q, int src, int tag, const mp_request *stop)
 {
-    for (const mp_request *q = mp_p2p.posted_head; q && q != stop; q = q->next)
-        if (q->ctx == ctx && (q->peer == src || q->peer == MPI_ANY_SOURCE) &&
-            (q->tag == tag || q->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG))
+    for (const mp_request *r = q->posted_head; r && r != stop; r = r->next)
+        if ((r->peer == src || r->peer == MPI_ANY_SOURCE) &&
+            (r->tag == tag || r->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG))
             return 1;
     return 0;
 }
 
-mp_request *mp_match_posted(int ctx, int src, int tag)
+mp_request *mp_match_posted(mp_mq *q, int src, int tag)
 {
-    for (mp_request *r = mp_p2p.posted_head; r; r = r->next)
-        if (mp_envelope_matches(r->ctx, r->peer, r->tag, ctx, src, tag)) {
-            mp_posted_remove(r);
+    for (mp_request *r = q->posted_head; r; r = r->next)
+        if (mp_source_tag_match(r->peer, r->tag, src, tag)) {
+            posted_unlink(q, r);
             return r;
         }
     return NULL;
 }
 
-void mp_unexp_append(mp_unexp *u)
+void mp_unexp_append(mp_mq *q, mp_unexp *u)
 {
     u->next = NULL;
-    u->prev = mp_p2p.unexp_tail;
-    if (mp_p2p.unexp_tail)
-        mp_p2p.unexp_tail->next = u;
+    u->prev = q->unexp_tail;
+    if (q->unexp_tail)
+        q->unexp_tail->next = u;
     else
-        mp_p2p.unexp_head = u;
-    mp_p2p.unexp_tail = u;
+        q->unexp_head = u;
+    q->unexp_tail = u;
     mp_stat.unexpected_msgs++;
     mp_stat.unexpected_bytes += u->size;
     if (mp_stat.unexpected_msgs > mp_stat.unexpected_max_msgs)
@@ -75,27 +106,32 @@ void mp_unexp_append(mp_unexp *u)
     mp_t_event(MP_T_EVENT_UNEXPECTED, u->world_src, u->src, u->tag, u->ctx, u->size);
 }
 
-void mp_unexp_remove(mp_unexp *u)
+static void unexp_unlink(mp_mq *q, mp_unexp *u)
 {
     if (u->prev)
         u->prev->next = u->next;
     else
-        mp_p2p.unexp_head = u->next;
+        q->unexp_head = u->next;
     if (u->next)
         u->next->prev = u->prev;
     else
-        mp_p2p.unexp_tail = u->prev;
+        q->unexp_tail = u->prev;
     u->next = u->prev = NULL;
     mp_stat.unexpected_msgs--;
     mp_stat.unexpected_bytes -= u->size;
 }
 
-mp_unexp *mp_match_unexpected(int ctx, int src, int tag, int remove)
+void mp_unexp_remove(mp_unexp *u)
 {
-    for (mp_unexp *u = mp_p2p.unexp_head; u; u = u->next)
-        if (mp_envelope_matches(ctx, src, tag, u->ctx, u->src, u->tag)) {
+    unexp_unlink(mp_mq_of(u->ctx), u);
+}
+
+mp_unexp *mp_match_unexpected(mp_mq *q, int src, int tag, int remove)
+{
+    for (mp_unexp *u = q->unexp_head; u; u = u->next)
+        if (mp_source_tag_match(src, tag, u->src, u->tag)) {
             if (remove)
-                mp_unexp_remove(u);
+                unexp_unlink(q, u);
             return u;
         }
     return NULL;

@@ -81,21 +81,49 @@ typedef struct mp_peer {
     mp_envelope history[MP_HISTORY];     /* [seq % MP_HISTORY] */
 } mp_peer;
 
-typedef struct mp_pt2pt_state {
-    mp_peer *peers;
+/* The matching queues of one wire context (match.c): its posted receives and its unexpected
+ * messages.  MPI matches within a communicator only, so each context has its own pair and a
+ * message or receive never walks past another communicator's entries. */
+typedef struct mp_mq {
     mp_request *posted_head, *posted_tail;
     mp_unexp *unexp_head, *unexp_tail;
+} mp_mq;
+
+/* Contexts' queues live in a table of pages of MP_MQ_PAGE contexts each, a page allocated at
+ * the first use of one of its contexts.  Wire contexts are below 2^17 (comm/comm.h); the
+ * table takes any below MP_MQ_CTX_LIMIT, and a packet naming a context beyond it is a
+ * protocol error. */
+#define MP_MQ_PAGE      256
+#define MP_MQ_CTX_LIMIT (1 << 20)
+
+typedef struct mp_pt2pt_state {
+    mp_peer *peers;
     int pending_peers;                   /* peers with queued sends or control packets */
+    int posted;                          /* receives in the posted queues of all contexts */
+    mp_mq *mq_pages[MP_MQ_CTX_LIMIT / MP_MQ_PAGE];   /* NULL: no context of it used yet */
 } mp_pt2pt_state;
 extern mp_pt2pt_state mp_p2p;
 
-/* match.c */
-mp_request *mp_match_posted(int ctx, int src, int tag);            /* removes it */
-mp_unexp   *mp_match_unexpected(int ctx, int src, int tag, int remove);
-int         mp_posted_earlier_could_match(int ctx, int src, int tag, const mp_request *stop);
-void        mp_posted_append(mp_request *req);
+/* match.c.  Every queue holds the entries of one context only, so the functions that take
+ * a context's queues (mp_mq_of) compare source and tag alone. */
+mp_mq *mp_mq_page_in(int ctx);       /* the slow half of mp_mq_of: allocates the page */
+/* The queues of context ctx (created empty at its first use).  ctx must be a valid context:
+ * one of a communicator's, or one from the wire that mp_mq_check_wire accepted. */
+static inline mp_mq *mp_mq_of(int ctx)
+{
+    mp_mq *page = mp_p2p.mq_pages[(unsigned)ctx / MP_MQ_PAGE];
+    if (MP_LIKELY(page != NULL))
+        return &page[(unsigned)ctx % MP_MQ_PAGE];
+    return mp_mq_page_in(ctx);
+}
+void mp_mq_check_wire(int world, int ctx);   /* a packet's context: beyond the table is fatal */
+mp_request *mp_match_posted(mp_mq *q, int src, int tag);            /* removes it */
+mp_unexp   *mp_match_unexpected(mp_mq *q, int src, int tag, int remove);
+int         mp_posted_earlier_could_match(const mp_mq *q, int src, int tag,
+                                          const mp_request *stop);
+void        mp_posted_append(mp_mq *q, mp_request *req);
 void        mp_posted_remove(mp_request *req);
-void        mp_unexp_append(mp_unexp *u);
+void        mp_unexp_append(mp_mq *q, mp_unexp *u);
 void        mp_unexp_remove(mp_unexp *u);
 
 /* The message a send or receive request describes (the fields every kind of them sets). */
@@ -110,15 +138,20 @@ static inline void mp_request_set_message(mp_request *req, const void *buf, MPI_
     req->comm = comm;
 }
 
-/* MPI's envelope rule, the one every matching decision uses: a receive for (want_ctx,
- * want_src, want_tag), where the source and tag may be wildcards, takes a message sent on ctx
- * by src with tag. */
+/* MPI's envelope rule, the one every matching decision uses: a receive for (want_src,
+ * want_tag) on a context, where the source and tag may be wildcards, takes a message of that
+ * context sent by src with tag.  A context's queues hold only its own entries (match.c);
+ * mp_envelope_matches is the rule for a packet of any context (the direct receive). */
+static inline int mp_source_tag_match(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
 static inline int mp_envelope_matches(int want_ctx, int want_src, int want_tag,
                                       int ctx, int src, int tag)
 {
-    return want_ctx == ctx &&
-           (want_src == MPI_ANY_SOURCE || want_src == src) &&
-           (want_tag == MPI_ANY_TAG || want_tag == tag);
+    return want_ctx == ctx && mp_source_tag_match(want_src, want_tag, src, tag);
 }
 
 /* The packet builders.  A message's first packet names its envelope, its place in the

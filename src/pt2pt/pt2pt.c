@@ -68,7 +68,8 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
         return MPI_SUCCESS;
     }
     mp_op_hold_type(req);
-    mp_unexp *u = mp_match_unexpected(req->ctx, source, tag, 1);
+    mp_mq *q = mp_mq_of(req->ctx);
+    mp_unexp *u = mp_match_unexpected(q, source, tag, 1);
     if (u) {
         mp_recv_match_unexp(req, u);
         return MPI_SUCCESS;
@@ -79,7 +80,7 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
         return MPI_SUCCESS;
     }
     req->state = MP_ST_RECV_POSTED;
-    mp_posted_append(req);
+    mp_posted_append(q, req);
     mp_sendreq_maybe_post(req);
     return MPI_SUCCESS;
 }
@@ -95,7 +96,7 @@ int mp_wait_may_offer(int nsends, int nrecvs)
     if (nrecvs && !nsends)
         return !mp_requests_sending();
     if (nsends && !nrecvs)
-        return mp_p2p.posted_head == NULL;
+        return mp_p2p.posted == 0;
     return 0;
 }
 
@@ -201,7 +202,7 @@ int mp_sendrecv(const void *sbuf, MPI_Aint scount, mp_datatype *sdt, int dest, i
 int mp_iprobe(int source, int tag, mp_comm *comm, int ctx_offset, MPI_Status *status)
 {
     mp_progress();
-    mp_unexp *u = mp_match_unexpected(comm->ctx + ctx_offset, source, tag, 0);
+    mp_unexp *u = mp_match_unexpected(mp_mq_of(comm->ctx + ctx_offset), source, tag, 0);
     if (!u)
         return 0;
     mp_status_message(status, u->src, u->tag, u->size);
@@ -212,7 +213,7 @@ int mp_improbe(int source, int tag, mp_comm *comm, int ctx_offset, mp_request **
                MPI_Status *status)
 {
     mp_progress();
-    mp_unexp *u = mp_match_unexpected(comm->ctx + ctx_offset, source, tag, 1);
+    mp_unexp *u = mp_match_unexpected(mp_mq_of(comm->ctx + ctx_offset), source, tag, 1);
     if (!u)
         return 0;
     mp_request *m = mp_request_alloc(MP_REQ_PROBE);

@@ -152,7 +152,9 @@ static void on_rwdone(int world, mp_peer *peer, const mp_hdr *h)
 static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const void *payload)
 {
     check_seq(world, peer, h);
-    mp_request *req = mp_match_posted(h->ctx, h->src, h->tag);
+    mp_mq_check_wire(world, h->ctx);
+    mp_mq *q = mp_mq_of(h->ctx);
+    mp_request *req = mp_match_posted(q, h->src, h->tag);
     if (req) {
         set_match_status(req, h->src, h->tag, h->size);
         if (h->type == MP_PKT_RTS) {
@@ -188,7 +190,7 @@ static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const voi
         if (u->received < u->size)
             peer->in_unexp = u;
     }
-    mp_unexp_append(u);
+    mp_unexp_append(q, u);
 }
 
 static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)

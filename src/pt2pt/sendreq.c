@@ -54,7 +54,7 @@ void mp_sendreq_maybe_post(mp_request *req)
     mp_peer *peer = &mp_p2p.peers[world];
     if (!peer->tp->single_copy || peer->tp->write == NULL)
         return;
-    if (mp_posted_earlier_could_match(req->ctx, req->peer, req->tag, req))
+    if (mp_posted_earlier_could_match(mp_mq_of(req->ctx), req->peer, req->tag, req))
         return;                           /* rule 1 */
     mp_hdr h;
     mp_hdr_message(&h, MP_PKT_SREQ, req->ctx, 0, req->tag, peer->recv_seq, req->bytes);
