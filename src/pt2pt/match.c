@@ -21,6 +21,9 @@ mp_pt2pt_state mp_p2p;
 
 mp_mq *mp_mq_page_in(int ctx)
 {
+    if ((unsigned)ctx >= MP_MQ_CTX_LIMIT)
+        mp_fatal("point-to-point on context %d, which no communicator may have (a communicator "
+                 "used before its MPI_Comm_idup completed?)", ctx);
     mp_mq **page = &mp_p2p.mq_pages[(unsigned)ctx / MP_MQ_PAGE];
     if (*page == NULL)
         *page = mp_calloc(MP_MQ_PAGE, sizeof **page);

@@ -107,12 +107,14 @@ extern mp_pt2pt_state mp_p2p;
 /* match.c.  Every queue holds the entries of one context only, so the functions that take
  * a context's queues (mp_mq_of) compare source and tag alone. */
 mp_mq *mp_mq_page_in(int ctx);       /* the slow half of mp_mq_of: allocates the page */
-/* The queues of context ctx (created empty at its first use).  ctx must be a valid context:
- * one of a communicator's, or one from the wire that mp_mq_check_wire accepted. */
+/* The queues of context ctx (created empty at its first use).  A context beyond the table
+ * stops the job: a packet's is checked first (mp_mq_check_wire, which names the sender);
+ * otherwise it is a communicator without a context yet (MPI_Comm_idup still running). */
 static inline mp_mq *mp_mq_of(int ctx)
 {
-    mp_mq *page = mp_p2p.mq_pages[(unsigned)ctx / MP_MQ_PAGE];
-    if (MP_LIKELY(page != NULL))
+    mp_mq *page;
+    if (MP_LIKELY((unsigned)ctx < MP_MQ_CTX_LIMIT) &&
+        MP_LIKELY((page = mp_p2p.mq_pages[(unsigned)ctx / MP_MQ_PAGE]) != NULL))
         return &page[(unsigned)ctx % MP_MQ_PAGE];
     return mp_mq_page_in(ctx);
 }

@@ -2,7 +2,8 @@
 /* comm_idup.c -- MPI_Comm_idup is truly nonblocking: the Send-before-Recv program that needs
  * it, several outstanding idups completed in different orders, interleaving with Ibarrier and
  * Iallreduce, attribute copy at the call, isolation, blocking creations while idups are
- * outstanding, intercommunicators (the same Send-before-Recv pattern, merge).  MemPI, BSD-3-Clause (see LICENSE). */
+ * outstanding, point-to-point on the new communicator before the idup completed (an error),
+ * intercommunicators (the same Send-before-Recv pattern, merge).  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
 #include "check.h"
 #include <stdio.h>
@@ -282,6 +283,47 @@ static void errors(void)
     MPI_Comm_free(&parent);
 }
 
+/* Point-to-point on a communicator whose MPI_Comm_idup has not completed is erroneous: it is
+ * reported (MPI_ERR_COMM through the handler it inherited) instead of going out on a context
+ * the communicator does not have yet, and the library stays usable.  The parent is fresh, so
+ * its pool of ids is empty and rank 0's idup needs the others, who start theirs only after
+ * rank 0 tried. */
+static void early_use(void)
+{
+    if (wsize < 2)
+        return;
+    MPI_Comm parent, c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &parent);
+    MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+    MPI_Request req;
+    int go = 1;
+    if (wrank == 0) {
+        CHECK_MPI(MPI_Comm_idup(parent, &c, &req));
+        int flag = 1, x = 5, cls = -1, err;
+        CHECK_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK(!flag, "the idup of a fresh communicator completed without the other ranks");
+        err = MPI_Send(&x, 1, MPI_INT, 1, 0, c);
+        MPI_Error_class(err, &cls);
+        CHECK(cls == MPI_ERR_COMM, "MPI_Send on a pending idup's communicator: class %d", cls);
+        MPI_Request r = MPI_REQUEST_NULL;
+        cls = -1;
+        err = MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, c, &r);
+        MPI_Error_class(err, &cls);
+        CHECK(cls == MPI_ERR_COMM && r == MPI_REQUEST_NULL,
+              "MPI_Irecv on a pending idup's communicator: class %d", cls);
+        for (int dest = 1; dest < wsize; dest++)
+            CHECK_MPI(MPI_Send(&go, 1, MPI_INT, dest, 99, MPI_COMM_WORLD));
+    } else {
+        CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Comm_idup(parent, &c, &req));
+    }
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    ring(c, 80);
+    isolation(parent, c);
+    MPI_Comm_free(&c);
+    MPI_Comm_free(&parent);
+}
+
 /* Many idup/free rounds: ids are returned (no leak up to exhaustion). */
 static void churn(void)
 {
@@ -392,6 +434,7 @@ int main(int argc, char **argv)
     attributes();
     churn();
     errors();
+    early_use();
     intercomm();
     MPI_Barrier(MPI_COMM_WORLD);
     if (wrank == 0)
