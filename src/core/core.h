@@ -317,6 +317,9 @@ static inline uint64_t mp_request_cookie(const mp_request *req)
 
 mp_request *mp_request_alloc(int kind);
 void        mp_request_free(mp_request *req);    /* release object and handle */
+/* The completed send request: one object, never freed (mp_request_free leaves it alone),
+ * with a handle of its own, for sends that completed at the call (pt2pt/fast.c). */
+mp_request *mp_request_done_send(void);
 int         mp_request_handle(mp_request *req);  /* assigns a user-visible handle on first use */
 mp_request *mp_request_get(MPI_Request handle);  /* NULL if not a live request handle */
 void        mp_request_complete(mp_request *req); /* marks done (release), runs on_complete */

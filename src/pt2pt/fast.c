@@ -1,9 +1,9 @@
-/* fast.c -- blocking send and receive without a request object, over shared memory.
+/* fast.c -- sends and receives without a request object, over shared memory.
  * MemPI, BSD-3-Clause (see LICENSE).
  *
- * MPI_Send and MPI_Recv of small messages between two ranks of a node are dominated by
- * bookkeeping: a request to allocate, queue, complete and recycle on both sides.  These two
- * paths skip it when doing so cannot change what the program observes (docs/protocol.md,
+ * MPI_Send, MPI_Isend and MPI_Recv of small messages between two ranks of a node are
+ * dominated by bookkeeping: a request to allocate, queue, complete and recycle on both sides.
+ * These paths skip it when doing so cannot change what the program observes (docs/protocol.md,
  * "Fast paths"); otherwise they return MP_AGAIN having changed nothing, and the caller takes
  * the normal path.
  *
@@ -11,7 +11,9 @@
  *                  fits one packet, is contiguous, and nothing is queued to that peer (no
  *                  earlier send or control packet waiting, no request for sending to
  *                  answer): the packet then takes exactly the place in the pair's order that
- *                  the normal path would give it.  A full ring falls back.
+ *                  the normal path would give it.  A full ring falls back.  MPI_Isend
+ *                  takes it too (mp_isend_user): the send is then complete at the call and
+ *                  the user gets the shared completed send request (core/request.c).
  *   mp_recv_direct reads the source's ring itself when no earlier posted receive could take
  *                  a message from that source with this tag and no unexpected message
  *                  matches: the first matching message from the source is then this
@@ -77,6 +79,19 @@ int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int
     mp_send_number(peer, h.ctx, tag);
     mp_stat_sent(MP_PROTO_EAGER, bytes);
     return MPI_SUCCESS;
+}
+
+/* A standard-mode send is complete once its data left the user's buffer, so an MPI_Isend that
+ * the fast path hands over needs no request of its own. */
+int mp_isend_user(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                  mp_comm *comm, mp_request **out)
+{
+    if (dest != MPI_PROC_NULL &&
+        mp_send_fast(buf, count, dt, dest, tag, comm, MP_CTX_PT2PT) == MPI_SUCCESS) {
+        *out = mp_request_done_send();
+        return MPI_SUCCESS;
+    }
+    return mp_isend(buf, count, dt, dest, tag, comm, MP_CTX_PT2PT, MP_MODE_STANDARD, out);
 }
 
 /* The oldest packet from the source, if it is a whole eager message this receive takes:

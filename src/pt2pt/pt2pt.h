@@ -21,6 +21,12 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
 int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
              mp_comm *comm, int ctx_offset, mp_request **out);
 
+/* MPI_Isend: mp_isend in standard mode on the user's context, except that a message the fast
+ * path hands over at the call completes there and gets the shared completed send request
+ * (mp_request_done_send) instead of a request of its own. */
+int mp_isend_user(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                  mp_comm *comm, mp_request **out);
+
 /* Blocking conveniences (progress until complete; status may be MPI_STATUS_IGNORE). */
 int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
             mp_comm *comm, int ctx_offset, int mode);
