@@ -14,6 +14,9 @@
  *                  the normal path would give it.  A full ring falls back.  MPI_Isend
  *                  takes it too (mp_isend_user): the send is then complete at the call and
  *                  the user gets the shared completed send request (core/request.c).
+ *   mp_recv_arrived takes a message that already arrived whole and waits unexpected, when it
+ *                  is the one the receive matches (the earliest-arrived match, as in the
+ *                  normal path) and fits the buffer: copied out, ACKed if synchronous.
  *   mp_recv_direct reads the source's ring itself when no earlier posted receive could take
  *                  a message from that source with this tag and no unexpected message
  *                  matches: the first matching message from the source is then this
@@ -41,6 +44,7 @@
  * is blocked on the lock, so one thread's spin never shuts the others out.
  */
 #include "pt2pt/proto.h"
+#include <stdlib.h>
 #include <string.h>
 
 #define POLL_EVERY 16   /* spins of the direct receive between two full polls */
@@ -92,6 +96,32 @@ int mp_isend_user(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, in
         return MPI_SUCCESS;
     }
     return mp_isend(buf, count, dt, dest, tag, comm, MP_CTX_PT2PT, MP_MODE_STANDARD, out);
+}
+
+/* A blocking receive whose message already arrived whole (an eager message, every fragment
+ * in, unexpected) and fits: the normal path would match it at once and copy it out, so this
+ * does the same without a request. */
+int mp_recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                    mp_comm *comm, int ctx_offset, MPI_Status *status)
+{
+    mp_mq *q = mp_mq_of(comm->ctx + ctx_offset);
+    if (q->unexp_head == NULL)
+        return MP_AGAIN;
+    mp_unexp *u = mp_match_unexpected(q, source, tag, 0);
+    if (u == NULL || u->type != MP_PKT_EAGER || u->received < u->size ||
+        u->size > mp_datatype_bytes(dt, count))
+        return MP_AGAIN;
+    mp_unexp_remove(u);
+    if (u->flags & MP_HDR_SYNC)
+        mp_send_reply(u->world_src, MP_PKT_ACK, u->cookie, 0);
+    if (u->size > 0 && dt->is_contig)
+        memcpy((char *)buf + dt->true_lb, u->data, u->size);
+    else if (u->size > 0)
+        mp_unpack(buf, count, dt, 0, u->data, u->size);
+    mp_status_message(status, u->src, u->tag, u->size);
+    free(u->data);
+    free(u);
+    return MPI_SUCCESS;
 }
 
 /* The oldest packet from the source, if it is a whole eager message this receive takes:

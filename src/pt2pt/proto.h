@@ -189,6 +189,8 @@ int  mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, in
                   mp_comm *comm, int ctx_offset);
 int  mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
                     mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins);
+int  mp_recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                     mp_comm *comm, int ctx_offset, MPI_Status *status);
 void mp_fast_init_peer(mp_peer *peer, int world);
 
 /* send.c */

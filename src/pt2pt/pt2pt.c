@@ -171,6 +171,9 @@ int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
             mp_comm *comm, int ctx_offset, MPI_Status *status)
 {
     unsigned spins = 0;
+    if (source != MPI_PROC_NULL &&
+        mp_recv_arrived(buf, count, dt, source, tag, comm, ctx_offset, status) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     if (source >= 0 && mp_recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status,
                                       &spins) == MPI_SUCCESS)
         return MPI_SUCCESS;
