@@ -223,13 +223,13 @@ static inline mp_datatype *p2p_type_fast(MPI_Datatype h)
     return h == p2p_type_handle ? p2p_type : NULL;
 }
 
-/* A communicator that MPI_Comm_idup is still creating has no context id yet (-1): using it
- * before the idup completes is erroneous, and a message on it would name no communicator. */
-static int chk_comm_has_context(const char *func, const mp_comm *c, MPI_Comm h)
+/* The context id is -1 until the idup's agreement completes: a message on it would name no
+ * communicator, and its collective context (-1 + 1) would be MPI_COMM_WORLD's. */
+int mp_chk_comm_ready(const char *func, const mp_comm *c)
 {
     if (MP_UNLIKELY(c->ctx < 0))
         return mp_err(func, MPI_ERR_COMM, "communicator 0x%x is not usable yet: the "
-                      "MPI_Comm_idup that creates it has not completed", (unsigned)h);
+                      "MPI_Comm_idup that creates it has not completed", (unsigned)c->handle);
     return MPI_SUCCESS;
 }
 
@@ -243,7 +243,7 @@ static __attribute__((noinline)) int p2p_checks(const char *func, const void *bu
     *comm = NULL;
     *dt = NULL;
     if ((err = mp_chk_comm(func, comm_h, comm)) ||
-        (err = chk_comm_has_context(func, *comm, comm_h)) ||
+        (err = mp_chk_comm_ready(func, *comm)) ||
         (err = mp_chk_datatype(func, dtype, count, dt)) ||
         (err = mp_chk_rank(func, *comm, rank, allow_rank)) ||
         (err = mp_chk_tag(func, tag, allow_tag)) ||

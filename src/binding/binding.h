@@ -67,6 +67,9 @@ static inline int mp_chk_out(const char *func, const void *p, const char *name) 
     return MP_LIKELY(p != NULL) ? MPI_SUCCESS : mp_chk_out_fail(func, name);
 }
 int mp_chk_comm(const char *func, MPI_Comm h, mp_comm **out);
+/* A communicator that MPI_Comm_idup is still creating has no context id yet: point-to-point
+ * and collectives on it (erroneous before the idup completes) get MPI_ERR_COMM. */
+int mp_chk_comm_ready(const char *func, const mp_comm *c);
 int mp_chk_win(const char *func, MPI_Win h, mp_win **out);
 int mp_chk_group(const char *func, MPI_Group h, const char *name, mp_group **out);
 int mp_chk_info(const char *func, MPI_Info h);          /* valid or MPI_INFO_NULL */

@@ -2,7 +2,8 @@
 /* comm_idup.c -- MPI_Comm_idup is truly nonblocking: the Send-before-Recv program that needs
  * it, several outstanding idups completed in different orders, interleaving with Ibarrier and
  * Iallreduce, attribute copy at the call, isolation, blocking creations while idups are
- * outstanding, point-to-point on the new communicator before the idup completed (an error),
+ * outstanding, point-to-point and collectives on the new communicator before the idup
+ * completed (an error),
  * intercommunicators (the same Send-before-Recv pattern, merge).  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
 #include "check.h"
@@ -311,6 +312,15 @@ static void early_use(void)
         MPI_Error_class(err, &cls);
         CHECK(cls == MPI_ERR_COMM && r == MPI_REQUEST_NULL,
               "MPI_Irecv on a pending idup's communicator: class %d", cls);
+        cls = -1;
+        err = MPI_Barrier(c);
+        MPI_Error_class(err, &cls);
+        CHECK(cls == MPI_ERR_COMM, "MPI_Barrier on a pending idup's communicator: class %d", cls);
+        cls = -1;
+        err = MPI_Iallreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, c, &r);
+        MPI_Error_class(err, &cls);
+        CHECK(cls == MPI_ERR_COMM && r == MPI_REQUEST_NULL,
+              "MPI_Iallreduce on a pending idup's communicator: class %d", cls);
         for (int dest = 1; dest < wsize; dest++)
             CHECK_MPI(MPI_Send(&go, 1, MPI_INT, dest, 99, MPI_COMM_WORLD));
     } else {
