@@ -225,12 +225,10 @@ static inline mp_datatype *p2p_type_fast(MPI_Datatype h)
 
 /* The context id is -1 until the idup's agreement completes: a message on it would name no
  * communicator, and its collective context (-1 + 1) would be MPI_COMM_WORLD's. */
-int mp_chk_comm_ready(const char *func, const mp_comm *c)
+int mp_chk_comm_ready_fail(const char *func, const mp_comm *c)
 {
-    if (MP_UNLIKELY(c->ctx < 0))
-        return mp_err(func, MPI_ERR_COMM, "communicator 0x%x is not usable yet: the "
-                      "MPI_Comm_idup that creates it has not completed", (unsigned)c->handle);
-    return MPI_SUCCESS;
+    return mp_err(func, MPI_ERR_COMM, "communicator 0x%x is not usable yet: the MPI_Comm_idup "
+                  "that creates it has not completed", (unsigned)c->handle);
 }
 
 /* The full sequence of checks: the error messages of the separate checkers. */

@@ -68,8 +68,13 @@ static inline int mp_chk_out(const char *func, const void *p, const char *name) 
 }
 int mp_chk_comm(const char *func, MPI_Comm h, mp_comm **out);
 /* A communicator that MPI_Comm_idup is still creating has no context id yet: point-to-point
- * and collectives on it (erroneous before the idup completes) get MPI_ERR_COMM. */
-int mp_chk_comm_ready(const char *func, const mp_comm *c);
+ * and collectives on it (erroneous before the idup completes) get MPI_ERR_COMM.  Inline: every
+ * collective call makes this check. */
+int mp_chk_comm_ready_fail(const char *func, const mp_comm *c);
+static inline int mp_chk_comm_ready(const char *func, const mp_comm *c)
+{
+    return MP_UNLIKELY(c->ctx < 0) ? mp_chk_comm_ready_fail(func, c) : MPI_SUCCESS;
+}
 int mp_chk_win(const char *func, MPI_Win h, mp_win **out);
 int mp_chk_group(const char *func, MPI_Group h, const char *name, mp_group **out);
 int mp_chk_info(const char *func, MPI_Info h);          /* valid or MPI_INFO_NULL */
