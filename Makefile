@@ -28,7 +28,9 @@ endif
 
 VERSION  := 0.1.0
 CC       ?= cc
-OPT      ?= -O2
+# Functions start on a 64-byte boundary, so that an edit elsewhere in the library does not
+# move a hot loop across a fetch or cache-line boundary (docs/decisions.md, "Code placement").
+OPT      ?= -O2 -falign-functions=64
 # $(BUILD)/gen is named by its absolute path so that the flags, and so the flags stamp below,
 # are the same whether BUILD is given relative (`make`) or absolute (the tests' make install,
 # make wheel, make deb): a difference would rebuild everything each time.
