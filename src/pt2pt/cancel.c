@@ -78,12 +78,12 @@ int mp_cancel(mp_request *req)
 static void on_cancel_req(int world, const mp_hdr *h)
 {
     mp_hdr reply = { .type = MP_PKT_CANCEL_REP, .cookie = h->cookie };
-    mp_mq_check_wire(world, h->ctx);
-    for (mp_unexp *u = mp_mq_of(h->ctx)->unexp_head; u; u = u->next) {
+    mp_mq *q = mp_mq_of(h->ctx);
+    for (mp_unexp *u = q->unexp_head; u; u = u->next) {
         if (u->world_src != world || u->seq != h->seq)
             continue;
         if (u->type == MP_PKT_RTS || u->received == u->size) {
-            mp_unexp_remove(u);
+            mp_unexp_remove(q, u);
             free(u->data);
             free(u);
             reply.flags = MP_HDR_CANCELLED;

@@ -100,18 +100,17 @@ int mp_isend_user(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, in
 
 /* A blocking receive whose message already arrived whole (an eager message, every fragment
  * in, unexpected) and fits: the normal path would match it at once and copy it out, so this
- * does the same without a request. */
+ * does the same without a request.  MP_NO_MATCH: nothing that matches has arrived. */
 int mp_recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
                     mp_comm *comm, int ctx_offset, MPI_Status *status)
 {
     mp_mq *q = mp_mq_of(comm->ctx + ctx_offset);
-    if (q->unexp_head == NULL)
+    mp_unexp *u = q->unexp_head ? mp_match_unexpected(q, source, tag, 0) : NULL;
+    if (u == NULL)
+        return MP_NO_MATCH;
+    if (u->type != MP_PKT_EAGER || u->received < u->size || u->size > mp_datatype_bytes(dt, count))
         return MP_AGAIN;
-    mp_unexp *u = mp_match_unexpected(q, source, tag, 0);
-    if (u == NULL || u->type != MP_PKT_EAGER || u->received < u->size ||
-        u->size > mp_datatype_bytes(dt, count))
-        return MP_AGAIN;
-    mp_unexp_remove(u);
+    mp_unexp_remove(q, u);
     if (u->flags & MP_HDR_SYNC)
         mp_send_reply(u->world_src, MP_PKT_ACK, u->cookie, 0);
     if (u->size > 0 && dt->is_contig)
@@ -133,7 +132,8 @@ static int takes(const mp_hdr *h, const mp_peer *peer, int ctx, int source, int 
            h->len == h->size && h->size <= capacity && h->seq == peer->recv_seq;
 }
 
-/* *spins: the fruitless polls it spent, for the normal path's wait to go on from. */
+/* Called only when no unexpected message matches (mp_recv_arrived said MP_NO_MATCH).  *spins:
+ * the fruitless polls it spent, for the normal path's wait to go on from. */
 int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
                    mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins)
 {
@@ -147,8 +147,7 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
     if (mp_cfg.sendreq && capacity >= mp_cfg.sendreq_min && peer->tp->single_copy)
         return MP_AGAIN;
     mp_mq *q = mp_mq_of(ctx);
-    if ((q->unexp_head && mp_match_unexpected(q, source, tag, 0)) ||
-        (q->posted_head && mp_posted_earlier_could_match(q, source, tag, NULL)))
+    if (q->posted_head && mp_posted_earlier_could_match(q, source, tag, NULL))
         return MP_AGAIN;
     mp_transport *tp = peer->tp;
     for (;;) {

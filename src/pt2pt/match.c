@@ -22,19 +22,12 @@ mp_pt2pt_state mp_p2p;
 mp_mq *mp_mq_page_in(int ctx)
 {
     if ((unsigned)ctx >= MP_MQ_CTX_LIMIT)
-        mp_fatal("point-to-point on context %d, which no communicator may have (a communicator "
-                 "used before its MPI_Comm_idup completed?)", ctx);
+        mp_fatal("protocol error: point-to-point on context %d, which no communicator may have "
+                 "(limit %d)", ctx, MP_MQ_CTX_LIMIT);
     mp_mq **page = &mp_p2p.mq_pages[(unsigned)ctx / MP_MQ_PAGE];
     if (*page == NULL)
         *page = mp_calloc(MP_MQ_PAGE, sizeof **page);
     return &(*page)[(unsigned)ctx % MP_MQ_PAGE];
-}
-
-void mp_mq_check_wire(int world, int ctx)
-{
-    if (MP_UNLIKELY((unsigned)ctx >= MP_MQ_CTX_LIMIT))
-        mp_fatal("protocol error: a message from rank %d names context %d (limit %d)", world,
-                 ctx, MP_MQ_CTX_LIMIT);
 }
 
 void mp_posted_append(mp_mq *q, mp_request *req)
@@ -109,7 +102,7 @@ void mp_unexp_append(mp_mq *q, mp_unexp *u)
     mp_t_event(MP_T_EVENT_UNEXPECTED, u->world_src, u->src, u->tag, u->ctx, u->size);
 }
 
-static void unexp_unlink(mp_mq *q, mp_unexp *u)
+void mp_unexp_remove(mp_mq *q, mp_unexp *u)
 {
     if (u->prev)
         u->prev->next = u->next;
@@ -124,17 +117,12 @@ static void unexp_unlink(mp_mq *q, mp_unexp *u)
     mp_stat.unexpected_bytes -= u->size;
 }
 
-void mp_unexp_remove(mp_unexp *u)
-{
-    unexp_unlink(mp_mq_of(u->ctx), u);
-}
-
 mp_unexp *mp_match_unexpected(mp_mq *q, int src, int tag, int remove)
 {
     for (mp_unexp *u = q->unexp_head; u; u = u->next)
         if (mp_source_tag_match(src, tag, u->src, u->tag)) {
             if (remove)
-                unexp_unlink(q, u);
+                mp_unexp_remove(q, u);
             return u;
         }
     return NULL;

@@ -107,9 +107,9 @@ extern mp_pt2pt_state mp_p2p;
 /* match.c.  Every queue holds the entries of one context only, so the functions that take
  * a context's queues (mp_mq_of) compare source and tag alone. */
 mp_mq *mp_mq_page_in(int ctx);       /* the slow half of mp_mq_of: allocates the page */
-/* The queues of context ctx (created empty at its first use).  A context beyond the table
- * stops the job: a packet's is checked first (mp_mq_check_wire, which names the sender);
- * otherwise it is a communicator without a context yet (MPI_Comm_idup still running). */
+/* The queues of context ctx (created empty at its first use).  A context beyond the table --
+ * a corrupt packet; communicators still without one are refused by the binding -- stops the
+ * job. */
 static inline mp_mq *mp_mq_of(int ctx)
 {
     mp_mq *page;
@@ -118,7 +118,6 @@ static inline mp_mq *mp_mq_of(int ctx)
         return &page[(unsigned)ctx % MP_MQ_PAGE];
     return mp_mq_page_in(ctx);
 }
-void mp_mq_check_wire(int world, int ctx);   /* a packet's context: beyond the table is fatal */
 mp_request *mp_match_posted(mp_mq *q, int src, int tag);            /* removes it */
 mp_unexp   *mp_match_unexpected(mp_mq *q, int src, int tag, int remove);
 int         mp_posted_earlier_could_match(const mp_mq *q, int src, int tag,
@@ -126,7 +125,7 @@ int         mp_posted_earlier_could_match(const mp_mq *q, int src, int tag,
 void        mp_posted_append(mp_mq *q, mp_request *req);
 void        mp_posted_remove(mp_request *req);
 void        mp_unexp_append(mp_mq *q, mp_unexp *u);
-void        mp_unexp_remove(mp_unexp *u);
+void        mp_unexp_remove(mp_mq *q, mp_unexp *u);
 
 /* The message a send or receive request describes (the fields every kind of them sets). */
 static inline void mp_request_set_message(mp_request *req, const void *buf, MPI_Aint count,
@@ -183,8 +182,10 @@ static inline void mp_status_message(MPI_Status *status, int src, int tag, size_
     mp_status_set_bytes(status, (MPI_Count)size);
 }
 
-/* fast.c: blocking send and receive without a request (docs/protocol.md, fast paths).
- * Both return MP_AGAIN, having changed nothing, when the caller must take the normal path. */
+/* fast.c: sends and receives without a request (docs/protocol.md, fast paths).  Each returns
+ * MP_AGAIN, having changed nothing, when the caller must take the normal path; the receives
+ * go in order: mp_recv_arrived, then, if it returns MP_NO_MATCH, mp_recv_direct. */
+#define MP_NO_MATCH 1
 int  mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
                   mp_comm *comm, int ctx_offset);
 int  mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,

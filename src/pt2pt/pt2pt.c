@@ -171,11 +171,13 @@ int mp_recv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
             mp_comm *comm, int ctx_offset, MPI_Status *status)
 {
     unsigned spins = 0;
-    if (source != MPI_PROC_NULL &&
-        mp_recv_arrived(buf, count, dt, source, tag, comm, ctx_offset, status) == MPI_SUCCESS)
+    int arrived = source == MPI_PROC_NULL ? MP_AGAIN :
+                  mp_recv_arrived(buf, count, dt, source, tag, comm, ctx_offset, status);
+    if (arrived == MPI_SUCCESS)
         return MPI_SUCCESS;
-    if (source >= 0 && mp_recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status,
-                                      &spins) == MPI_SUCCESS)
+    if (arrived == MP_NO_MATCH && source >= 0 &&
+        mp_recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status, &spins) ==
+            MPI_SUCCESS)
         return MPI_SUCCESS;
     mp_request *req;
     int err = mp_irecv(buf, count, dt, source, tag, comm, ctx_offset, &req);

@@ -152,7 +152,6 @@ static void on_rwdone(int world, mp_peer *peer, const mp_hdr *h)
 static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const void *payload)
 {
     check_seq(world, peer, h);
-    mp_mq_check_wire(world, h->ctx);
     mp_mq *q = mp_mq_of(h->ctx);
     mp_request *req = mp_match_posted(q, h->src, h->tag);
     if (req) {
