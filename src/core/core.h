@@ -270,7 +270,7 @@ struct mp_request {
             uint8_t dt_held;          /* the operation holds a reference on dt */
             uint8_t ack_after;        /* send: answer SRCANCEL once its RWDONE is handed over */
             uint8_t acked;            /* synchronous send: the ACK came before the last packet */
-            uint32_t seq;             /* per-pair sequence number of the message */
+            uint32_t seq;             /* sequence number on its track (pt2pt/proto.h) */
             int world_peer;           /* world rank of the peer (sends; matched receives) */
             int state;                /* protocol state (pt2pt/proto.h) */
             int error;                /* first error seen (e.g. MPI_ERR_TRUNCATE) */

@@ -5,7 +5,7 @@
  *    it has a request for sending outstanding, in which case the sender might be writing into
  *    its buffer: it withdraws the SREQ (SRCANCEL) and decides when the answer arrives.
  *  - A send still queued locally (nothing handed to the transport) keeps its sequence number
- *    but transmits a NULLMSG in its place, so the pair's numbering stays gap-free.
+ *    but transmits a NULLMSG in its place, so its track's numbering stays gap-free.
  *  - A send whose first packet left but which is not matched (rendezvous waiting for FIN,
  *    synchronous eager waiting for ACK) asks the receiver (CANCEL_REQ, naming the message by
  *    its sequence number) to withdraw it from the unexpected queue; the answer says whether

@@ -18,12 +18,13 @@
  *     whose copy could run unlocked is put on the deferred list (state MP_ST_RECV_READING)
  *     and copy_progress, a hook, pulls it: the request is off every queue by then, its
  *     matching decided, and only its waiter looks at it (its `done` flag).
- *   - A remote write stays at the head of its peer's send queue while it copies, the peer
- *     marked `copying`: other threads queue sends to that peer behind it (its RWDONE keeps
- *     its place in the pair's order), flush_peer skips the peer's sends (control packets
- *     still go: they may overtake sends), a withdrawal of its request for sending still finds
- *     it there (sendreq.c), a cancel finds its bytes taken (done_bytes) and leaves it, and a
- *     peer failure leaves it to the copying thread (failed.c).  mp_send_queue leaves such
+ *   - A remote write stays at the head of its track's send queue to the peer while it
+ *     copies, the track marked `copying`: other threads queue sends on that track behind it
+ *     (its RWDONE keeps its place in the track's order), flush_peer skips the track's sends
+ *     (control packets, and sends on the peer's other tracks, still go: they may overtake
+ *     it), a withdrawal of its request for sending still finds it there (sendreq.c), a
+ *     cancel finds its bytes taken (done_bytes) and leaves it, and a peer failure leaves it
+ *     to the copying thread (failed.c).  mp_send_queue leaves such
  *     sends to the hook rather than writing them in the entry point (send.c).
  *   - Helping a peer's two-core copy leaves the packet handler too (the same list): the
  *     helper claims chunks from the owner's slot, so a help that runs late finds none left

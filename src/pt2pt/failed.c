@@ -72,6 +72,30 @@ static void fail_posted(mp_mq *q, int w)
     }
 }
 
+/* A track's receive in progress and queued sends to failed process w end with its error. */
+static void fail_track(mp_track *t, int w)
+{
+    if (t->in_req) {
+        mp_request *r = t->in_req;
+        t->in_req = NULL;
+        mp_p2p_fail_request(r, w);
+    }
+    mp_request *r = t->send_head;
+    if (t->copying && r) {                /* its writer (copy.c) finds the failure itself */
+        t->send_tail = r;
+        r = r->next;
+        t->send_tail->next = NULL;
+    } else {
+        t->send_head = t->send_tail = NULL; /* mp_send_flush drops the idle peer */
+    }
+    while (r) {
+        mp_request *next = r->next;
+        r->next = NULL;
+        mp_p2p_fail_request(r, w);
+        r = next;
+    }
+}
+
 static void proc_failed(int w)
 {
     mp_peer *peer = &mp_p2p.peers[w];
@@ -80,30 +104,16 @@ static void proc_failed(int w)
         for (int i = 0; mp_p2p.mq_pages[p] && i < MP_MQ_PAGE; i++)
             fail_posted(&mp_p2p.mq_pages[p][i], w);
     }
-    if (peer->in_req) {
-        mp_request *r = peer->in_req;
-        peer->in_req = NULL;
-        mp_p2p_fail_request(r, w);
-    }
     while (peer->ctrl_head) {
         mp_ctrl *c = peer->ctrl_head;
         peer->ctrl_head = c->next;
         free(c);
     }
     peer->ctrl_tail = NULL;
-    mp_request *r = peer->send_head;
-    if (peer->copying && r) {             /* its writer (copy.c) finds the failure itself */
-        peer->send_tail = r;
-        r = r->next;
-        peer->send_tail->next = NULL;
-    } else {
-        peer->send_head = peer->send_tail = NULL; /* mp_send_flush drops the idle peer */
-    }
-    while (r) {
-        mp_request *next = r->next;
-        r->next = NULL;
-        mp_p2p_fail_request(r, w);
-        r = next;
+    for (unsigned i = 0; i < MP_TRACKS; i++) {
+        mp_track *t = mp_track_at(peer, i);
+        if (t)
+            fail_track(t, w);
     }
 }
 

@@ -8,12 +8,13 @@
  * the normal path.
  *
  *   mp_send_fast   one EAGER packet written straight into the peer's ring when the message
- *                  fits one packet, is contiguous, and nothing is queued to that peer (no
- *                  earlier send or control packet waiting, no request for sending to
- *                  answer): the packet then takes exactly the place in the pair's order that
- *                  the normal path would give it.  A full ring falls back.  MPI_Isend
- *                  takes it too (mp_isend_user): the send is then complete at the call and
- *                  the user gets the shared completed send request (core/request.c).
+ *                  fits one packet, is contiguous, and nothing is queued to that peer on
+ *                  the communicator's track (no earlier send waiting, no request for sending
+ *                  to answer) nor as a control packet: the packet then takes exactly the
+ *                  place in the track's order that the normal path would give it.  A full
+ *                  ring falls back.  MPI_Isend takes it too (mp_isend_user): the send is
+ *                  then complete at the call and the user gets the shared completed send
+ *                  request (core/request.c).
  *   mp_recv_arrived takes a message that already arrived whole and waits unexpected, when it
  *                  is the one the receive matches (the earliest-arrived match, as in the
  *                  normal path) and fits the buffer: copied out, ACKed if synchronous.
@@ -21,8 +22,8 @@
  *                  a message from that source with this tag and no unexpected message
  *                  matches: the first matching message from the source is then this
  *                  receive's, by MPI's matching order.  It consumes the oldest packet of the
- *                  ring only if that is a complete matching EAGER message with the expected
- *                  sequence number; anything else (another tag or context, a rendezvous,
+ *                  ring only if that is a complete matching EAGER message with its track's
+ *                  expected sequence number; anything else (another tag or context, a rendezvous,
  *                  fragments, a message longer than the buffer) is left in place for the
  *                  normal path.  While the ring is empty it spins, and every POLL_EVERY spins
  *                  polls everything else (other rings, queued sends, schedules) -- never the
@@ -71,16 +72,19 @@ int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int
     int world = world_of(comm, dest);
     mp_peer *peer = &mp_p2p.peers[world];
     size_t bytes = mp_datatype_bytes(dt, count);
-    if (bytes >= peer->fast_limit || !dt->is_contig || peer->send_head || peer->ctrl_head || peer->sreqs)
+    int ctx = comm->ctx + ctx_offset;
+    if (bytes >= peer->fast_limit || !dt->is_contig || peer->ctrl_head)
+        return MP_AGAIN;
+    mp_track *t = mp_track_of(peer, ctx);
+    if (t->send_head || t->sreqs)
         return MP_AGAIN;
     /* standard mode: cookie 0, the receiver never answers this message */
     mp_hdr h;
-    mp_hdr_message(&h, MP_PKT_EAGER, comm->ctx + ctx_offset, comm->rank, tag, peer->send_seq,
-                   bytes);
+    mp_hdr_message(&h, MP_PKT_EAGER, ctx, comm->rank, tag, t->send_seq, bytes);
     h.len = (uint32_t)bytes;
     if (peer->tp->send_bytes(world, &h, (const char *)buf + dt->true_lb, bytes) != 0)
         return MP_AGAIN;
-    mp_send_number(peer, h.ctx, tag);
+    mp_send_number(t, ctx, tag);
     mp_stat_sent(MP_PROTO_EAGER, bytes);
     return MPI_SUCCESS;
 }
@@ -124,12 +128,12 @@ int mp_recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int 
 }
 
 /* The oldest packet from the source, if it is a whole eager message this receive takes:
- * the envelope matches, it is the pair's next message, and it fits. */
-static int takes(const mp_hdr *h, const mp_peer *peer, int ctx, int source, int tag,
+ * the envelope matches, it is the next message of its track, and it fits. */
+static int takes(const mp_hdr *h, const mp_track *t, int ctx, int source, int tag,
                  size_t capacity)
 {
     return h->type == MP_PKT_EAGER && mp_envelope_matches(ctx, source, tag, h->ctx, h->src, h->tag) &&
-           h->len == h->size && h->size <= capacity && h->seq == peer->recv_seq;
+           h->len == h->size && h->size <= capacity && h->seq == t->recv_seq;
 }
 
 /* Called only when no unexpected message matches (mp_recv_arrived said MP_NO_MATCH).  *spins:
@@ -141,7 +145,10 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
     mp_peer *peer = &mp_p2p.peers[world];
     size_t capacity = mp_datatype_bytes(dt, count);
     int ctx = comm->ctx + ctx_offset;
-    if (peer->fast_limit == 0 || !dt->is_contig || peer->in_req || peer->in_unexp)
+    if (peer->fast_limit == 0 || !dt->is_contig)
+        return MP_AGAIN;
+    mp_track *t = mp_track_of(peer, ctx);
+    if (t->in_req || t->in_unexp)
         return MP_AGAIN;
     /* The normal path would send a request for sending (sendreq.c): keep its remote write. */
     if (mp_cfg.sendreq && capacity >= mp_cfg.sendreq_min && peer->tp->single_copy)
@@ -154,13 +161,13 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
         const void *payload;
         const mp_hdr *h = tp->peek(world, &payload);
         if (h) {
-            if (!takes(h, peer, ctx, source, tag, capacity))
+            if (!takes(h, t, ctx, source, tag, capacity))
                 return MP_AGAIN;
             mp_ack_if_sync(world, h);
             if (h->len)
                 memcpy((char *)buf + dt->true_lb, payload, h->len);
             mp_status_message(status, h->src, h->tag, h->size);
-            peer->recv_seq++;
+            t->recv_seq++;
             tp->consume(world);
             return MPI_SUCCESS;
         }

@@ -4,7 +4,8 @@
  * Matching compares (context, source, tag), with MPI_ANY_SOURCE and MPI_ANY_TAG as wildcards
  * on the receive side only.  Both queues are searched from the head, so a receive matches the
  * earliest-arrived message and a message matches the earliest-posted receive: together with
- * the per-pair FIFO order of first packets this is exactly MPI's non-overtaking rule.
+ * the FIFO order of first packets on each track of a pair (proto.h) -- a context's messages
+ * all travel on one track -- this is exactly MPI's non-overtaking rule.
  *
  * Every wire context has its own pair of queues (mp_mq, proto.h), since a receive can only
  * ever take a message of its own context: the order within a context is what MPI defines, and

@@ -1,10 +1,15 @@
 /* proto.h -- private state of the point-to-point protocol.  MemPI, BSD-3-Clause.
  *
- * Per peer (world rank) the sender keeps a sequence counter and a FIFO of sends that are not
- * yet fully handed to the transport; only the head of that FIFO transmits, which keeps the
- * per-pair order of first packets equal to the order of MPI send calls.  The receiver keeps the
- * next expected sequence number per peer (checked on every first packet) and the message whose
- * eager fragments are still arriving from that peer.
+ * Between two processes messages are ordered per *track*: every wire context belongs to one
+ * of MP_TRACKS tracks (mp_track_index), and MPI orders only messages of one communicator, so
+ * tracks need no order among themselves.  Per peer (world rank) and track the sender keeps a
+ * sequence counter and a FIFO of sends that are not yet fully handed to the transport; only
+ * the head of that FIFO transmits, which keeps the track's order of first packets equal to
+ * the order of MPI send calls, while a send stuck at the head of one track (a remote write
+ * copying, a full ring in the middle of a message) holds up no other communicator's.  The
+ * receiver keeps the next expected sequence number per peer and track (checked on every first
+ * packet) and the message whose eager fragments are still arriving on it.  Control packets
+ * (replies naming a request) are not numbered and wait in one FIFO per peer.
  *
  * Queues are doubly linked through mp_request.next/prev (posted receives, pending sends) and
  * through mp_unexp.next/prev (unexpected messages, in arrival order).
@@ -66,20 +71,44 @@ struct mp_sreq {
 #define MP_HISTORY 64
 typedef struct mp_envelope { int ctx, tag; } mp_envelope;
 
-typedef struct mp_peer {
+/* One track of a peer (see the top of this file).  Track 0 lives in the peer; the others are
+ * allocated at their first use with that peer (mp_track_of). */
+typedef struct mp_track {
     uint32_t send_seq;
     uint32_t recv_seq;
-    size_t fast_limit;                   /* fast paths (fast.c) take messages < this; 0: none */
     mp_request *send_head, *send_tail;   /* pending sends, FIFO */
-    mp_ctrl *ctrl_head, *ctrl_tail;      /* pending control packets */
     mp_request *in_req;                  /* eager fragments go to this receive ... */
     mp_unexp *in_unexp;                  /* ... or to this unexpected message */
-    mp_transport *tp;
     mp_sreq *sreqs;                      /* pending requests for sending, arrival order */
     uint8_t copying;                     /* a thread writes send_head's data into the peer,
                                             maybe without the big lock (copy.c) */
     mp_envelope history[MP_HISTORY];     /* [seq % MP_HISTORY] */
+} mp_track;
+
+typedef struct mp_peer {
+    size_t fast_limit;                   /* fast paths (fast.c) take messages < this; 0: none */
+    mp_ctrl *ctrl_head, *ctrl_tail;      /* pending control packets */
+    mp_transport *tp;
+    unsigned turn;                       /* the track whose sends go first next (send.c) */
+    mp_track *more[MP_TRACKS - 1];       /* tracks 1..: NULL until first used */
+    mp_track track0;
 } mp_peer;
+
+mp_track *mp_track_new(mp_peer *peer, unsigned index);   /* pt2pt.c: allocates track `index` */
+/* The track of peer that carries context ctx. */
+static inline mp_track *mp_track_of(mp_peer *peer, int ctx)
+{
+    unsigned i = mp_track_index(ctx);
+    if (MP_LIKELY(i == 0))
+        return &peer->track0;
+    mp_track *t = peer->more[i - 1];
+    return MP_LIKELY(t != NULL) ? t : mp_track_new(peer, i);
+}
+/* Track i of peer if it was ever used, else NULL (for walks over all of a peer's tracks). */
+static inline mp_track *mp_track_at(mp_peer *peer, unsigned i)
+{
+    return i == 0 ? &peer->track0 : peer->more[i - 1];
+}
 
 /* The matching queues of one wire context (match.c): its posted receives and its unexpected
  * messages.  MPI matches within a communicator only, so each context has its own pair and a
@@ -98,7 +127,6 @@ typedef struct mp_mq {
 
 typedef struct mp_pt2pt_state {
     mp_peer *peers;
-    int pending_peers;                   /* peers with queued sends or control packets */
     int posted;                          /* receives in the posted queues of all contexts */
     mp_mq *mq_pages[MP_MQ_CTX_LIMIT / MP_MQ_PAGE];   /* NULL: no context of it used yet */
 } mp_pt2pt_state;
@@ -226,17 +254,18 @@ void mp_help_later(int world_peer, uint32_t ticket, int write, uint64_t remote_a
 void mp_copy_init(void);
 void mp_split_on_packet(int world, const mp_hdr *hdr);  /* recv.c: help a peer's copy */
 /* send.c */
-void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends and tries to transmit */
+void mp_send_queue(mp_peer *peer, mp_request *req);   /* appends to req's track, tries to
+                                                         transmit */
 void mp_send_ctrl(int world_peer, const mp_hdr *hdr);
 int  mp_send_flush(void);                             /* retries pending work; events */
 
 /* sendreq.c: the papers' request-for-sending protocol (docs/protocol.md) */
-/* Numbers a new message to `peer`: its sequence number, remembered with its envelope so a
- * late SREQ can tell whether this message answered it (rule 2). */
-uint32_t mp_send_number(mp_peer *peer, int ctx, int tag);
+/* Numbers a new message on a track of a peer: its sequence number, remembered with its
+ * envelope so a late SREQ can tell whether this message answered it (rule 2). */
+uint32_t mp_send_number(mp_track *track, int ctx, int tag);
 void mp_sendreq_maybe_post(mp_request *req);             /* receiver: after posting */
 void mp_sendreq_on_sreq(int world, const mp_hdr *hdr);   /* sender: an SREQ arrived */
-int  mp_sendreq_take(mp_peer *peer, mp_request *req);    /* sender: use one for req? */
+int  mp_sendreq_take(mp_track *track, mp_request *req);  /* sender: use one for req? */
 void mp_sendreq_on_cancel(int world, const mp_hdr *hdr); /* sender: SRCANCEL arrived */
 
 /* cancel.c */

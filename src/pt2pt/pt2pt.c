@@ -17,6 +17,13 @@ const int *mp_send_pending_gate(void);
 
 void mp_send_grow_queues(int old_n, int new_n);
 
+mp_track *mp_track_new(mp_peer *peer, unsigned index)
+{
+    mp_track *t = mp_calloc(1, sizeof *t);
+    peer->more[index - 1] = t;
+    return t;
+}
+
 /* Peers of processes that joined the table (other jobs: core/procs.c). */
 static void peers_grow(int old_n, int new_n)
 {

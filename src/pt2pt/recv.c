@@ -2,8 +2,9 @@
  * MemPI, BSD-3-Clause (see LICENSE).
  *
  * Every packet that a transport delivers arrives in mp_recv_on_packet.  First packets of a
- * message (EAGER, RTS) carry the pair's sequence number, which must be the next one expected
- * from that peer: a gap is a protocol bug and stops the job loudly rather than reordering.
+ * message (EAGER, RTS, RWDONE, NULLMSG) carry their track's sequence number (proto.h), which
+ * must be the next one expected on that track from that peer: a gap is a protocol bug and
+ * stops the job loudly rather than reordering.
  * A first packet either matches the earliest posted receive or becomes an unexpected message
  * (eager data is copied out of the queue at once, so the sender's queue space is free again
  * as soon as we poll).  Replies -- ACK, FIN, CTS -- go out as control packets.
@@ -127,19 +128,19 @@ void mp_recv_match_unexp(mp_request *req, mp_unexp *u)
     mp_recv_complete(req);
 }
 
-/* Every message consumes the pair's next sequence number exactly once, in order. */
-static void check_seq(int world, mp_peer *peer, const mp_hdr *h)
+/* Every message consumes its track's next sequence number exactly once, in order. */
+static void check_seq(int world, mp_track *t, const mp_hdr *h)
 {
-    if (MP_UNLIKELY(h->seq != peer->recv_seq))
-        mp_fatal("protocol error: message %u from rank %d arrived when %u was expected",
-                 h->seq, world, peer->recv_seq);
-    peer->recv_seq++;
+    if (MP_UNLIKELY(h->seq != t->recv_seq))
+        mp_fatal("protocol error: message %u from rank %d (track %u) arrived when %u was "
+                 "expected", h->seq, world, mp_track_index(h->ctx), t->recv_seq);
+    t->recv_seq++;
 }
 
 /* RWDONE: the sender wrote the message into the receive that requested it. */
-static void on_rwdone(int world, mp_peer *peer, const mp_hdr *h)
+static void on_rwdone(int world, mp_track *t, const mp_hdr *h)
 {
-    check_seq(world, peer, h);
+    check_seq(world, t, h);
     mp_request *req = mp_request_of_cookie(h->cookie);
     if (req->kind != MP_REQ_RECV || req->state != MP_ST_RECV_POSTED)
         mp_fatal("protocol error: remote write from rank %d into a receive that is not posted", world);
@@ -149,9 +150,9 @@ static void on_rwdone(int world, mp_peer *peer, const mp_hdr *h)
     mp_recv_complete(req);
 }
 
-static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const void *payload)
+static void on_first_packet(int world, mp_track *t, const mp_hdr *h, const void *payload)
 {
-    check_seq(world, peer, h);
+    check_seq(world, t, h);
     mp_mq *q = mp_mq_of(h->ctx);
     mp_request *req = mp_match_posted(q, h->src, h->tag);
     if (req) {
@@ -165,7 +166,7 @@ static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const voi
         req->done_bytes = h->len;
         if (h->len < h->size) {
             req->state = MP_ST_RECV_FRAGS;
-            peer->in_req = req;
+            t->in_req = req;
         } else {
             mp_recv_complete(req);
         }
@@ -187,7 +188,7 @@ static void on_first_packet(int world, mp_peer *peer, const mp_hdr *h, const voi
         memcpy(u->data, payload, h->len);
         u->received = h->len;
         if (u->received < u->size)
-            peer->in_unexp = u;
+            t->in_unexp = u;
     }
     mp_unexp_append(q, u);
 }
@@ -203,24 +204,25 @@ static void on_frag(mp_peer *peer, const mp_hdr *h, const void *payload)
             mp_recv_complete(req);
         return;
     }
-    if (peer->in_req) {                   /* eager continuation, receive already matched */
-        mp_request *req = peer->in_req;
+    mp_track *t = mp_track_of(peer, h->ctx);  /* an eager continuation: of its track's message */
+    if (t->in_req) {                      /* receive already matched */
+        mp_request *req = t->in_req;
         mp_deliver(req, req->done_bytes, payload, h->len);
         req->done_bytes += h->len;
         if (req->done_bytes >= req->msg_bytes) {
-            peer->in_req = NULL;
+            t->in_req = NULL;
             mp_recv_complete(req);
         }
         return;
     }
-    mp_unexp *u = peer->in_unexp;         /* eager continuation of an unexpected message */
+    mp_unexp *u = t->in_unexp;            /* unexpected message */
     if (u == NULL)
         mp_fatal("protocol error: fragment without a message in progress");
     memcpy(u->data + u->received, payload, h->len);
     u->received += h->len;
     if (u->received < u->size)
         return;
-    peer->in_unexp = NULL;
+    t->in_unexp = NULL;
     if (u->waiting) {
         mp_request *req = u->waiting;
         mp_deliver(req, 0, u->data, u->size);
@@ -257,16 +259,16 @@ void mp_recv_on_packet(int world, const mp_hdr *h, const void *payload)
     switch (h->type) {
     case MP_PKT_EAGER:
     case MP_PKT_RTS:
-        on_first_packet(world, peer, h, payload);
+        on_first_packet(world, mp_track_of(peer, h->ctx), h, payload);
         break;
     case MP_PKT_FRAG:
         on_frag(peer, h, payload);
         break;
     case MP_PKT_RWDONE:
-        on_rwdone(world, peer, h);
+        on_rwdone(world, mp_track_of(peer, h->ctx), h);
         break;
     case MP_PKT_NULLMSG:
-        check_seq(world, peer, h);
+        check_seq(world, mp_track_of(peer, h->ctx), h);
         break;
     case MP_PKT_SREQ:
         mp_sendreq_on_sreq(world, h);

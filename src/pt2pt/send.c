@@ -1,11 +1,13 @@
 /* send.c -- the sender's side of the protocol: eager, rendezvous, pending queues.
  * MemPI, BSD-3-Clause (see LICENSE).
  *
- * A send becomes a request queued on its peer.  Only the head of a peer's queue hands packets
- * to the transport, so the first packets of messages leave in the order of the send calls;
- * when the transport answers MP_AGAIN (queue or pool full) the request stays at the head and
- * the progress engine retries.  Nonblocking sends therefore never block, and a blocking send
- * waits while polling, so two ranks flooding each other both drain and neither deadlocks.
+ * A send becomes a request queued on its peer's track (proto.h).  Only the head of a track's
+ * queue hands packets to the transport, so the first packets of a communicator's messages
+ * leave in the order of the send calls; when the transport answers MP_AGAIN (queue or pool
+ * full) the request stays at the head and the progress engine retries, taking the peer's
+ * tracks in turn so that one busy communicator cannot keep another's sends waiting for ever.
+ * Nonblocking sends therefore never block, and a blocking send waits while polling, so two
+ * ranks flooding each other both drain and neither deadlocks.
  *
  *   eager       size <= the transport's eager_max: EAGER packet + FRAG packets, complete when
  *               handed over (synchronous mode: when the receiver's ACK arrives)
@@ -114,12 +116,12 @@ static int write_later(const mp_request *req)
            mp_copy_deferred(req->world_peer);
 }
 
-static void remote_write_in_hook(mp_peer *p, mp_request *req)
+static void remote_write_in_hook(mp_track *t, mp_request *req)
 {
-    p->copying = 1;
+    t->copying = 1;
     req->done_bytes = req->bytes;         /* taken: a cancel leaves it alone */
     remote_write(req, 1);
-    p->copying = 0;
+    t->copying = 0;
 }
 
 /* Hands as much of `req` to the transport as it takes.  Returns 1 when the request no longer
@@ -207,8 +209,34 @@ static int transmit(mp_request *req)
     }
 }
 
-/* Hands the peer's queued packets to the transport.  *wrote: a remote write ran from here,
- * and may have let go of the big lock (the caller's view of the active peers is stale). */
+/* Hands a track's queued sends to the transport.  Returns -1 when the transport is full, else
+ * the sends finished.  *wrote: a remote write ran from here, and may have let go of the big
+ * lock (the caller's view of the active peers is stale). */
+static int flush_track(mp_track *t, int *wrote)
+{
+    int events = 0;
+    if (t->copying)                       /* another thread writes the head's data */
+        return 0;
+    while (t->send_head) {
+        mp_request *req = t->send_head;
+        if (write_later(req)) {
+            remote_write_in_hook(t, req);
+            *wrote = 1;
+        }
+        mp_request *next = req->next;     /* transmit may complete and recycle req */
+        if (!transmit(req))
+            return -1;
+        t->send_head = next;
+        if (!t->send_head)
+            t->send_tail = NULL;
+        events++;
+    }
+    return events;
+}
+
+/* Hands the peer's queued packets to the transport: control packets first (they may overtake
+ * sends), then each track's sends, starting from the track after the one that started last
+ * time. */
 static int flush_peer(int world, int *wrote)
 {
     mp_peer *p = &mp_p2p.peers[world];
@@ -223,37 +251,42 @@ static int flush_peer(int world, int *wrote)
         free(c);
         events++;
     }
-    if (p->copying)                       /* another thread writes the head's data */
-        return events;
-    while (p->send_head) {
-        mp_request *req = p->send_head;
-        if (write_later(req)) {
-            remote_write_in_hook(p, req);
-            *wrote = 1;
-        }
-        mp_request *next = req->next;     /* transmit may complete and recycle req */
-        if (!transmit(req))
+    unsigned first = p->turn++;
+    for (unsigned k = 0; k < MP_TRACKS; k++) {
+        mp_track *t = mp_track_at(p, (first + k) & (MP_TRACKS - 1));
+        int n = t ? flush_track(t, wrote) : 0;
+        if (n < 0)
             return events;
-        p->send_head = next;
-        if (!p->send_head)
-            p->send_tail = NULL;
-        events++;
+        events += n;
     }
     return events;
+}
+
+static int peer_idle(mp_peer *p)
+{
+    if (p->ctrl_head)
+        return 0;
+    for (unsigned i = 0; i < MP_TRACKS; i++) {
+        mp_track *t = mp_track_at(p, i);
+        if (t && t->send_head)
+            return 0;
+    }
+    return 1;
 }
 
 void mp_send_queue(mp_peer *peer, mp_request *req)
 {
     req->next = NULL;
     int world = (int)(peer - mp_p2p.peers);
-    if (peer->send_tail) {
-        peer->send_tail->next = req;
-        peer->send_tail = req;
+    mp_track *t = mp_track_of(peer, req->ctx);
+    if (t->send_tail) {
+        t->send_tail->next = req;
+        t->send_tail = req;
         return;
     }
     if (!peer->ctrl_head && !write_later(req) && transmit(req))
         return;                           /* req may be complete and recycled already */
-    peer->send_head = peer->send_tail = req;
+    t->send_head = t->send_tail = req;
     mark_active(world);
 }
 
@@ -281,8 +314,7 @@ int mp_send_flush(void)
         events += flush_peer(w, &wrote);
         if (wrote)                        /* other threads may have changed active[] */
             return events + 1;
-        mp_peer *p = &mp_p2p.peers[w];
-        if (!p->send_head && !p->ctrl_head) {
+        if (peer_idle(&mp_p2p.peers[w])) {
             is_active[w] = 0;
             active[i] = active[--nactive];
         } else {
@@ -327,10 +359,11 @@ int mp_isend(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag
         return MPI_SUCCESS;
     }
     mp_peer *peer = &mp_p2p.peers[world];
-    req->seq = mp_send_number(peer, req->ctx, req->tag);
+    mp_track *track = mp_track_of(peer, req->ctx);
+    req->seq = mp_send_number(track, req->ctx, req->tag);
     mp_transport *tp = peer->tp;
 
-    if (peer->sreqs && mp_sendreq_take(peer, req)) {
+    if (track->sreqs && mp_sendreq_take(track, req)) {
         req->state = MP_ST_SEND_RWDONE;
         mp_stat_sent(MP_PROTO_SENDREQ, req->bytes);
     } else if (req->bytes <= tp->eager_max) {

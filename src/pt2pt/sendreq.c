@@ -3,10 +3,10 @@
  *
  * When a receive for a specific source is posted and nothing matching has arrived, the
  * receiver sends that source an SREQ carrying the receive buffer's address and capacity and
- * `first_seq`: the pair's next sequence number it has not seen.  The sender's next matching
- * send then writes the data straight into the receive buffer (process_vm_writev: one copy)
- * and sends RWDONE in its place in the pair's order.  The rules that make this exactly-once
- * and in order (docs/protocol.md):
+ * `first_seq`: the next sequence number of the context's track (proto.h) it has not seen.
+ * The sender's next matching send then writes the data straight into the receive buffer
+ * (process_vm_writev: one copy) and sends RWDONE in its place in the track's order.  The
+ * rules that make this exactly-once and in order (docs/protocol.md):
  *
  *  1. Eligibility (receiver).  An SREQ is sent only if no receive posted earlier on the same
  *     context could match a message this receive could match (same or wildcard source,
@@ -36,10 +36,10 @@ static int tags_overlap(int a, int b)
     return a == MPI_ANY_TAG || b == MPI_ANY_TAG || a == b;
 }
 
-uint32_t mp_send_number(mp_peer *peer, int ctx, int tag)
+uint32_t mp_send_number(mp_track *track, int ctx, int tag)
 {
-    uint32_t seq = peer->send_seq++;
-    mp_envelope *e = &peer->history[seq % MP_HISTORY];
+    uint32_t seq = track->send_seq++;
+    mp_envelope *e = &track->history[seq % MP_HISTORY];
     e->ctx = ctx;
     e->tag = tag;
     return seq;
@@ -57,7 +57,8 @@ void mp_sendreq_maybe_post(mp_request *req)
     if (mp_posted_earlier_could_match(mp_mq_of(req->ctx), req->peer, req->tag, req))
         return;                           /* rule 1 */
     mp_hdr h;
-    mp_hdr_message(&h, MP_PKT_SREQ, req->ctx, 0, req->tag, peer->recv_seq, req->bytes);
+    mp_hdr_message(&h, MP_PKT_SREQ, req->ctx, 0, req->tag, mp_track_of(peer, req->ctx)->recv_seq,
+                   req->bytes);
     h.cookie = mp_request_cookie(req);
     h.addr = (uint64_t)(uintptr_t)((char *)req->buf + req->dt->true_lb);
     req->sreq_out = 1;
@@ -67,12 +68,12 @@ void mp_sendreq_maybe_post(mp_request *req)
 
 void mp_sendreq_on_sreq(int world, const mp_hdr *h)
 {
-    mp_peer *peer = &mp_p2p.peers[world];
-    uint32_t numbered = peer->send_seq - h->seq;     /* messages numbered since first_seq */
+    mp_track *t = mp_track_of(&mp_p2p.peers[world], h->ctx);
+    uint32_t numbered = t->send_seq - h->seq;        /* messages numbered since first_seq */
     if (numbered > MP_HISTORY)
         return;                                      /* rule 2: cannot tell, drop */
-    for (uint32_t s = h->seq; s != peer->send_seq; s++) {
-        mp_envelope *e = &peer->history[s % MP_HISTORY];
+    for (uint32_t s = h->seq; s != t->send_seq; s++) {
+        mp_envelope *e = &t->history[s % MP_HISTORY];
         if (e->ctx == h->ctx && tags_overlap(h->tag, e->tag))
             return;                                  /* rule 2: already answered */
     }
@@ -84,15 +85,15 @@ void mp_sendreq_on_sreq(int world, const mp_hdr *h)
     r->capacity = h->size;
     r->cookie = h->cookie;
     r->addr = h->addr;
-    mp_sreq **tail = &peer->sreqs;
+    mp_sreq **tail = &t->sreqs;
     while (*tail)
         tail = &(*tail)->next;
     *tail = r;
 }
 
-int mp_sendreq_take(mp_peer *peer, mp_request *req)
+int mp_sendreq_take(mp_track *track, mp_request *req)
 {
-    for (mp_sreq **pp = &peer->sreqs; *pp; pp = &(*pp)->next) {
+    for (mp_sreq **pp = &track->sreqs; *pp; pp = &(*pp)->next) {
         mp_sreq *r = *pp;
         if (r->ctx != req->ctx || !tags_overlap(r->tag, req->tag))
             continue;
@@ -111,21 +112,35 @@ int mp_sendreq_take(mp_peer *peer, mp_request *req)
 /* SRCANCEL: drop the SREQ if no send took it yet.  If a send took it and its RWDONE still
  * waits in the peer's queue (the transport was full), the answer must not overtake it --
  * control packets leave before queued sends -- so that send carries the answer out after
- * its RWDONE (ack_after); the receive then completes with the message, not cancelled. */
-void mp_sendreq_on_cancel(int world, const mp_hdr *h)
+ * its RWDONE (ack_after); the receive then completes with the message, not cancelled.  The
+ * packet names the receive only, so every track of the peer is searched (the SREQ is on the
+ * track of the receive's context). */
+/* On one track: removes the SREQ `cookie` if it is there; 1 if a queued send took it, whose
+ * RWDONE then carries the answer out (ack_after). */
+static int withdraw(mp_track *t, uint64_t cookie)
 {
-    mp_peer *peer = &mp_p2p.peers[world];
-    for (mp_sreq **pp = &peer->sreqs; *pp; pp = &(*pp)->next)
-        if ((*pp)->cookie == h->cookie) {
+    for (mp_sreq **pp = &t->sreqs; *pp; pp = &(*pp)->next)
+        if ((*pp)->cookie == cookie) {
             mp_sreq *r = *pp;
             *pp = r->next;
             free(r);
-            break;
+            return 0;
         }
-    for (mp_request *q = peer->send_head; q; q = q->next)
-        if (q->state == MP_ST_SEND_RWDONE && q->peer_req == h->cookie) {
+    for (mp_request *q = t->send_head; q; q = q->next)
+        if (q->state == MP_ST_SEND_RWDONE && q->peer_req == cookie) {
             q->ack_after = 1;
-            return;
+            return 1;
         }
+    return 0;
+}
+
+void mp_sendreq_on_cancel(int world, const mp_hdr *h)
+{
+    mp_peer *peer = &mp_p2p.peers[world];
+    for (unsigned i = 0; i < MP_TRACKS; i++) {
+        mp_track *t = mp_track_at(peer, i);
+        if (t && withdraw(t, h->cookie))
+            return;
+    }
     mp_send_reply(world, MP_PKT_SRCANCEL_ACK, h->cookie, 0);
 }

@@ -88,13 +88,25 @@ typedef struct mp_hdr {
     int32_t  ctx;         /* context id on the wire */
     int32_t  src;         /* sender's rank in the communicator's local group */
     int32_t  tag;
-    uint32_t seq;         /* per sender->receiver pair message sequence number */
+    uint32_t seq;         /* message sequence number on its track of the pair (below) */
     uint32_t len;         /* payload bytes in this packet */
     uint64_t size;        /* total bytes of the message */
     uint64_t cookie;      /* request identity on the side that will use it */
     uint64_t addr;        /* a buffer address (RTS, SREQ) or a second cookie (CTS) */
 } mp_hdr;
 _Static_assert(sizeof(mp_hdr) == 48, "mp_hdr is a wire header: 48 bytes on every transport");
+
+/* Point-to-point messages are numbered (seq) per track of a sender->receiver pair, not per
+ * pair (docs/protocol.md, rule 1): MPI orders one communicator's messages only.  The track
+ * of a wire context: context ids come in pairs (a communicator's point-to-point context and
+ * its collective one, comm/comm.h), so both share their communicator's track and
+ * consecutive communicators get different ones.  A transport that looks into the protocol's
+ * numbering (the network's SREQ mirror) compares numbers of one track only. */
+#define MP_TRACKS 8
+static inline unsigned mp_track_index(int ctx)
+{
+    return ((unsigned)ctx >> 1) & (MP_TRACKS - 1);
+}
 _Static_assert(MP_PKT_P2P_LAST < MP_PKT_RMA_FIRST, "packet classes overlap");
 
 /* Payload of a packet: bytes [offset, offset+len) of the packed stream of (buf, count, dt). */

@@ -112,6 +112,10 @@ typedef struct mp_net_reg {
     uint32_t first_seq;
 } mp_net_reg;
 
+/* First packets sent to a peer that the SREQ mirror (netrma.c) remembers: the protocol's
+ * history depth (MP_HISTORY in pt2pt), so that "more than this were sent since" agrees. */
+#define MP_NET_SENT_HISTORY 64
+
 typedef struct mp_net_peer {
     fi_addr_t addr;
     int remote;                       /* reached by this transport */
@@ -134,8 +138,10 @@ typedef struct mp_net_peer {
     mp_net_reg *mine, *theirs;        /* registrations (netrma.c) */
     mp_net_buf *batch;                /* messages waiting for a credit, packed (netmsg.c) */
     size_t batch_len;                 /* bytes of the batch so far, its wire header included */
-    int32_t sent_ctx[64], sent_tag[64]; /* envelopes of the last first packets sent to it */
-    uint32_t sent_next;               /* sequence number after the last one sent */
+    struct { int32_t ctx, tag; uint32_t seq; } sent[MP_NET_SENT_HISTORY];
+                                      /* the last first packets sent to it, all tracks */
+    unsigned sent_pos, sent_used;     /* where the next one goes in sent[]; entries in use */
+    uint32_t sent_next[MP_TRACKS];    /* per track: the sequence number after the last sent */
 } mp_net_peer;
 
 typedef struct mp_net_state {

@@ -184,26 +184,35 @@ void mp_net_rma_sent(int peer, const mp_hdr *h, mp_net_reg *made)
         p->mine = made;
     }
     if (first_packet(h->type)) {
-        p->sent_ctx[h->seq % 64] = h->ctx;
-        p->sent_tag[h->seq % 64] = h->tag;
-        p->sent_next = h->seq + 1;
+        p->sent[p->sent_pos].ctx = h->ctx;
+        p->sent[p->sent_pos].tag = h->tag;
+        p->sent[p->sent_pos].seq = h->seq;
+        p->sent_pos = (p->sent_pos + 1) % MP_NET_SENT_HISTORY;
+        if (p->sent_used < MP_NET_SENT_HISTORY)
+            p->sent_used++;
+        p->sent_next[mp_track_index(h->ctx)] = h->seq + 1;
     }
     ended_by(&p->theirs, h);
 }
 
 /* Mirror of the protocol's rule 2: will the sender drop this SREQ at once because a message
- * it already sent answered it (or it cannot tell)?  Whenever this says yes the protocol drops
- * it too (its history holds every message we saw).  A message numbered but not yet handed to
- * us is seen later by ended_by, which drops the key then.  One case leaks a key entry (our
- * metadata only, nothing registered here): the protocol's history overflowed on messages it
- * numbered but we have not sent yet; a later matching message or finalize frees it. */
+ * it already sent answered it (or it cannot tell)?  Messages are numbered per track of the
+ * pair (docs/protocol.md, rule 1), so this looks at the SREQ's track: more than the
+ * protocol's history sent on it since first_seq, or a matching one among the packets we
+ * remember.  Whenever this says yes the protocol drops it too (it numbered at least what we
+ * sent).  A message numbered but not yet handed to us is seen later by ended_by, which drops
+ * the key then.  Two cases leak a key entry (our metadata only, nothing registered here):
+ * the protocol's history overflowed on messages it numbered but we have not sent yet, or the
+ * answering message left our memory of sent packets (other tracks' packets came after it);
+ * a later matching message or finalize frees it. */
 static int sreq_already_answered(const mp_net_peer *p, const mp_hdr *h)
 {
-    uint32_t sent = p->sent_next - h->seq;
-    if (sent > 64)
+    uint32_t sent = p->sent_next[mp_track_index(h->ctx)] - h->seq;
+    if (sent > MP_NET_SENT_HISTORY)
         return 1;
-    for (uint32_t s = h->seq; s != p->sent_next; s++)
-        if (p->sent_ctx[s % 64] == h->ctx && tags_overlap(h->tag, p->sent_tag[s % 64]))
+    for (unsigned i = 0; i < p->sent_used; i++)
+        if (p->sent[i].ctx == h->ctx && seq_at_least(p->sent[i].seq, h->seq) &&
+            p->sent[i].seq - h->seq < sent && tags_overlap(h->tag, p->sent[i].tag))
             return 1;
     return 0;
 }
