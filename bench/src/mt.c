@@ -23,7 +23,15 @@
  *                 BUSY_ROUNDS more and BUSY_SECONDS passed (the first byte of each large
  *                 message tells the partner whether it is the last); the partner's thread 1
  *                 idles.  The median of BUSY_SAMPLES samples is printed.
- *   mt_busycoll_T2  the same, while thread 0 of every rank runs MPI_Allreduce of BUSY_BYTES
+ *   mt_busypeer_T2  as mt_busy_T2, but thread 1 of the first rank ping-pongs 8 bytes with the
+ *                 partner's thread 1 (their own communicator) while the two threads 0 move
+ *                 the large messages between the same two processes, each receive posted
+ *                 before the send that precedes it: million messages per second (two per
+ *                 round trip).  A library that keeps one order per pair of processes makes a
+ *                 small message wait behind a large one queued before it to the same peer
+ *                 (a remote write into the posted receive); one that orders per
+ *                 communicator does not.
+ *   mt_busycoll_T2  the same as mt_busy_T2, while thread 0 of every rank runs MPI_Allreduce of BUSY_BYTES
  *                 (doubles, MPI_SUM) on its communicator instead: the collective's copies
  *                 and folds against thread 1's small messages (element 0 of the first
  *                 ranks' input carries "last").
@@ -44,7 +52,7 @@
 #define BUSY_SECONDS 0.1
 #define BUSY_SAMPLES 5
 
-enum { LAT, RATE, BUSY, BUSY_COLL };
+enum { LAT, RATE, BUSY, BUSY_PEER, BUSY_COLL };
 
 static struct {
     int nthreads, mode, quit;
@@ -96,23 +104,46 @@ static void rate(int t, long iters)
     }
 }
 
+/* A receive of a large message: blocking, or (prepost) posted before the caller's own send so
+ * that the sender finds it posted. */
+static void big_recv_start(int prepost, MPI_Request *rq)
+{
+    if (prepost)
+        MPI_Irecv(job.big_out, (int)BUSY_BYTES, MPI_BYTE, job.pair.partner, 4, job.comm[0], rq);
+}
+
+static void big_recv_end(int prepost, MPI_Request *rq)
+{
+    if (prepost) {
+        MPI_Wait(rq, MPI_STATUS_IGNORE);
+        job.big[0] = job.big_out[0];
+    } else {
+        MPI_Recv(job.big, (int)BUSY_BYTES, MPI_BYTE, job.pair.partner, 4, job.comm[0],
+                 MPI_STATUS_IGNORE);
+    }
+}
+
 /* mt_busy, thread 0: large messages back and forth until thread 1 of the first rank is done;
- * the first byte of each message tells the partner whether it is the last. */
-static void busy_stream(void)
+ * the first byte of each message tells the partner whether it is the last.  prepost: each
+ * receive is posted before the send that precedes it (mt_busypeer). */
+static void busy_stream(int prepost)
 {
     MPI_Comm c = job.comm[0];
     int p = job.pair.partner;
+    MPI_Request rq;
     for (;;) {
         if (job.pair.first) {
             job.big[0] = (char)__atomic_load_n(&job.busy_stop, __ATOMIC_ACQUIRE);
             int last = job.big[0];
+            big_recv_start(prepost, &rq);
             MPI_Send(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c);
-            MPI_Recv(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c, MPI_STATUS_IGNORE);
+            big_recv_end(prepost, &rq);
             __atomic_add_fetch(&job.busy_rounds, 1, __ATOMIC_RELEASE);
             if (last)
                 return;
         } else {
-            MPI_Recv(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c, MPI_STATUS_IGNORE);
+            big_recv_start(prepost, &rq);
+            big_recv_end(prepost, &rq);
             int last = job.big[0];
             MPI_Send(job.big, (int)BUSY_BYTES, MPI_BYTE, p, 4, c);
             if (last)
@@ -162,15 +193,50 @@ static void busy_self(int t)
     __atomic_store_n(&job.busy_stop, 1, __ATOMIC_RELEASE);
 }
 
+/* mt_busypeer, thread 1: 8-byte round trips with the partner's thread 1 while thread 0's
+ * transfers run; the first byte of a message tells the partner whether it is the last. */
+static void busy_peer(int t)
+{
+    MPI_Comm c = job.comm[t];
+    char *b = job.buf[t];
+    int p = job.pair.partner;
+    if (!job.pair.first) {
+        do {
+            MPI_Recv(b, 8, MPI_BYTE, p, 6, c, MPI_STATUS_IGNORE);
+            MPI_Send(b, 8, MPI_BYTE, p, 6, c);
+        } while (!b[0]);
+        return;
+    }
+    while (__atomic_load_n(&job.busy_rounds, __ATOMIC_ACQUIRE) < 1)
+        sched_yield();
+    long r0 = __atomic_load_n(&job.busy_rounds, __ATOMIC_ACQUIRE), iters = 0;
+    double t0 = MPI_Wtime(), t1 = t0;
+    for (int last = 0; !last;) {
+        if ((iters & 63) == 63) {
+            t1 = MPI_Wtime();
+            last = __atomic_load_n(&job.busy_rounds, __ATOMIC_ACQUIRE) >= r0 + BUSY_ROUNDS &&
+                   t1 - t0 >= BUSY_SECONDS;
+        }
+        b[0] = (char)last;
+        MPI_Send(b, 8, MPI_BYTE, p, 6, c);
+        MPI_Recv(b, 8, MPI_BYTE, p, 6, c, MPI_STATUS_IGNORE);
+        iters++;
+    }
+    job.busy_rate = 2.0 * (double)(iters - 1) / (t1 - t0) / 1e6;
+    __atomic_store_n(&job.busy_stop, 1, __ATOMIC_RELEASE);
+}
+
 static void work(int t)
 {
     if (job.pair.partner < 0 || t >= job.nthreads)
         return;
-    if (job.mode == BUSY || job.mode == BUSY_COLL) {
-        if (t == 0 && job.mode == BUSY)
-            busy_stream();
+    if (job.mode == BUSY || job.mode == BUSY_PEER || job.mode == BUSY_COLL) {
+        if (t == 0 && job.mode != BUSY_COLL)
+            busy_stream(job.mode == BUSY_PEER);
         else if (t == 0)
             busy_allreduce();
+        else if (job.mode == BUSY_PEER)
+            busy_peer(t);
         else
             busy_self(t);
         return;
@@ -187,8 +253,8 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* mt_busy_T2 / mt_busycoll_T2 (two threads): thread 1's rate under thread 0's large
- * transfers (mode BUSY) or allreduces (BUSY_COLL). */
+/* mt_busy_T2 / mt_busypeer_T2 / mt_busycoll_T2 (two threads): thread 1's rate under thread
+ * 0's large transfers (modes BUSY, BUSY_PEER) or allreduces (BUSY_COLL). */
 static void measure_busy(int mode, const char *name)
 {
     double v[BUSY_SAMPLES];
@@ -297,6 +363,7 @@ int main(int argc, char **argv)
             job.big = bench_alloc((size_t)BUSY_BYTES);
             job.big_out = bench_alloc((size_t)BUSY_BYTES);
             measure_busy(BUSY, "mt_busy_T2");
+            measure_busy(BUSY_PEER, "mt_busypeer_T2");
             measure_busy(BUSY_COLL, "mt_busycoll_T2");
             free(job.big);
             free(job.big_out);
