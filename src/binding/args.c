@@ -224,11 +224,12 @@ static inline mp_datatype *p2p_type_fast(MPI_Datatype h)
 }
 
 /* The context id is -1 until the idup's agreement completes: a message on it would name no
- * communicator, and its collective context (-1 + 1) would be MPI_COMM_WORLD's. */
-int mp_chk_comm_ready_fail(const char *func, const mp_comm *c)
+ * communicator, and its collective context (-1 + 1) would be MPI_COMM_WORLD's, where a
+ * creation from it would run its context-id agreement. */
+int mp_chk_comm_ready_fail(const char *func, const mp_comm *c, const char *name)
 {
-    return mp_err(func, MPI_ERR_COMM, "communicator 0x%x is not usable yet: the MPI_Comm_idup "
-                  "that creates it has not completed", (unsigned)c->handle);
+    return mp_err(func, MPI_ERR_COMM, "%s 0x%x is not usable yet: the MPI_Comm_idup that "
+                  "creates it has not completed", name, (unsigned)c->handle);
 }
 
 /* The full sequence of checks: the error messages of the separate checkers. */
@@ -241,7 +242,7 @@ static __attribute__((noinline)) int p2p_checks(const char *func, const void *bu
     *comm = NULL;
     *dt = NULL;
     if ((err = mp_chk_comm(func, comm_h, comm)) ||
-        (err = mp_chk_comm_ready(func, *comm)) ||
+        (err = mp_chk_comm_ready(func, *comm, "comm")) ||
         (err = mp_chk_datatype(func, dtype, count, dt)) ||
         (err = mp_chk_rank(func, *comm, rank, allow_rank)) ||
         (err = mp_chk_tag(func, tag, allow_tag)) ||

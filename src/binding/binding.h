@@ -67,13 +67,16 @@ static inline int mp_chk_out(const char *func, const void *p, const char *name) 
     return MP_LIKELY(p != NULL) ? MPI_SUCCESS : mp_chk_out_fail(func, name);
 }
 int mp_chk_comm(const char *func, MPI_Comm h, mp_comm **out);
-/* A communicator that MPI_Comm_idup is still creating has no context id yet: point-to-point
- * and collectives on it (erroneous before the idup completes) get MPI_ERR_COMM.  Inline: every
- * collective call makes this check. */
-int mp_chk_comm_ready_fail(const char *func, const mp_comm *c);
-static inline int mp_chk_comm_ready(const char *func, const mp_comm *c)
+/* A communicator that MPI_Comm_idup is still creating has no context id yet: the calls that
+ * would communicate on it (erroneous before the idup completes) -- point-to-point, probes,
+ * collectives, disconnect, the creation of communicators, windows and files from it -- and
+ * MPI_Comm_free get MPI_ERR_COMM naming the argument `name` (the spec check ready(p)); local
+ * calls (queries, names, attributes, error handlers) do not check.  Inline: every collective
+ * call makes this check. */
+int mp_chk_comm_ready_fail(const char *func, const mp_comm *c, const char *name);
+static inline int mp_chk_comm_ready(const char *func, const mp_comm *c, const char *name)
 {
-    return MP_UNLIKELY(c->ctx < 0) ? mp_chk_comm_ready_fail(func, c) : MPI_SUCCESS;
+    return MP_UNLIKELY(c->ctx < 0) ? mp_chk_comm_ready_fail(func, c, name) : MPI_SUCCESS;
 }
 int mp_chk_win(const char *func, MPI_Win h, mp_win **out);
 int mp_chk_group(const char *func, MPI_Group h, const char *name, mp_group **out);

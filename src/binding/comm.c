@@ -306,7 +306,8 @@ int mp_do_intercomm_create(const char *F, mp_comm *local, int local_leader, MPI_
                       local_leader, local->size);
     if (local->rank == local_leader) {
         /* only the leader uses peer_comm and remote_leader */
-        if ((err = mp_chk_comm(F, peer_h, &peer)))
+        if ((err = mp_chk_comm(F, peer_h, &peer)) ||
+            (err = mp_chk_comm_ready(F, peer, "peer_comm")))
             return err;
         int psize = peer->is_inter ? peer->remote_size : peer->size;
         if (remote_leader < 0 || remote_leader >= psize)

@@ -2,14 +2,16 @@
 /* comm_idup.c -- MPI_Comm_idup is truly nonblocking: the Send-before-Recv program that needs
  * it, several outstanding idups completed in different orders, interleaving with Ibarrier and
  * Iallreduce, attribute copy at the call, isolation, blocking creations while idups are
- * outstanding, point-to-point and collectives on the new communicator before the idup
- * completed (an error),
+ * outstanding, point-to-point, probes, collectives and the creation of communicators,
+ * topologies, windows and files from the new communicator before the idup completed (an
+ * error; local calls stay allowed),
  * intercommunicators (the same Send-before-Recv pattern, merge).  MemPI, BSD-3-Clause (see LICENSE). */
 #include <mpi.h>
 #include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int wrank, wsize;
 
@@ -284,6 +286,69 @@ static void errors(void)
     MPI_Comm_free(&parent);
 }
 
+/* Calls that communicate on a communicator whose MPI_Comm_idup has not completed -- the
+ * creation of communicators, topologies, windows and files from it, and c as peer_comm of
+ * MPI_Intercomm_create at the leader -- and MPI_Comm_free fail with MPI_ERR_COMM through c's
+ * handler, name the function and the argument, and leave the new handle null; local calls on
+ * c work. */
+static void early_creations(MPI_Comm c)
+{
+    int x = 0, len, cls;
+    char text[MPI_MAX_ERROR_STRING];
+    MPI_Comm d = MPI_COMM_WORLD;
+    CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));   /* as mpi4py does at once */
+    CHECK_MPI(MPI_Comm_set_name(c, "pending"));
+    int size = -1, inter = -1;
+    CHECK_MPI(MPI_Comm_size(c, &size));
+    CHECK_MPI(MPI_Comm_test_inter(c, &inter));
+    CHECK(size == wsize && !inter, "local queries on a pending idup's communicator");
+    CHECK_CLASS(MPI_Comm_dup(c, &d), MPI_ERR_COMM);
+    CHECK(d == MPI_COMM_NULL, "MPI_Comm_dup left a handle");
+    MPI_Request r = MPI_REQUEST_NULL;
+    d = MPI_COMM_WORLD;
+    CHECK_CLASS(MPI_Comm_idup(c, &d, &r), MPI_ERR_COMM);
+    CHECK(d == MPI_COMM_NULL && r == MPI_REQUEST_NULL, "MPI_Comm_idup left a handle");
+    d = MPI_COMM_WORLD;
+    CHECK_CLASS(MPI_Comm_split(c, 0, wrank, &d), MPI_ERR_COMM);
+    CHECK(d == MPI_COMM_NULL, "MPI_Comm_split left a handle");
+    int dims[1] = { wsize }, periods[1] = { 0 };
+    d = MPI_COMM_WORLD;
+    CHECK_CLASS(MPI_Cart_create(c, 1, dims, periods, 0, &d), MPI_ERR_COMM);
+    CHECK(d == MPI_COMM_NULL, "MPI_Cart_create left a handle");
+    MPI_Comm self;                    /* the error goes through local_comm's handler */
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &self));
+    CHECK_MPI(MPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN));
+    d = MPI_COMM_WORLD;
+    CHECK_CLASS(MPI_Intercomm_create(self, 0, c, 1, 6, &d), MPI_ERR_COMM);
+    CHECK(d == MPI_COMM_NULL, "MPI_Intercomm_create left a handle");
+    MPI_Comm_free(&self);
+    MPI_Win w = MPI_WIN_NULL;
+    int err = MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, c, &w);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_COMM && w == MPI_WIN_NULL, "MPI_Win_create: class %d", cls);
+    MPI_Error_string(err, text, &len);
+    CHECK(strstr(text, "MPI_Win_create") && strstr(text, "comm 0x"),
+          "the error names neither the function nor the argument: %s", text);
+    int flag = -1;
+    CHECK_CLASS(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &flag, MPI_STATUS_IGNORE),
+                MPI_ERR_COMM);
+    MPI_Comm keep = c;                /* the idup still completes into c: it stays */
+    CHECK_CLASS(MPI_Comm_free(&keep), MPI_ERR_COMM);
+    CHECK(keep == c, "a failed MPI_Comm_free changed the handle");
+    /* the open fails before it touches the file system: nothing appears in the directory */
+    const char *tmp = getenv("TMPDIR");
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/comm_idup.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    CHECK(mkdtemp(dir), "mkdtemp %s", dir);
+    snprintf(path, sizeof path, "%s/f", dir);
+    MPI_File fh = MPI_FILE_NULL;
+    err = MPI_File_open(c, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_COMM && fh == MPI_FILE_NULL, "MPI_File_open: class %d", cls);
+    CHECK(access(path, F_OK) != 0, "MPI_File_open created %s", path);
+    CHECK(rmdir(dir) == 0, "rmdir %s", dir);
+}
+
 /* Point-to-point on a communicator whose MPI_Comm_idup has not completed is erroneous: it is
  * reported (MPI_ERR_COMM through the handler it inherited) instead of going out on a context
  * the communicator does not have yet, and the library stays usable.  The parent is fresh, so
@@ -321,6 +386,9 @@ static void early_use(void)
         MPI_Error_class(err, &cls);
         CHECK(cls == MPI_ERR_COMM && r == MPI_REQUEST_NULL,
               "MPI_Iallreduce on a pending idup's communicator: class %d", cls);
+        early_creations(c);
+        CHECK_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK(!flag, "the idup completed without the other ranks");
         for (int dest = 1; dest < wsize; dest++)
             CHECK_MPI(MPI_Send(&go, 1, MPI_INT, dest, 99, MPI_COMM_WORLD));
     } else {
@@ -330,6 +398,11 @@ static void early_use(void)
     CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     ring(c, 80);
     isolation(parent, c);
+    /* once complete, c creates like any communicator */
+    MPI_Comm d;
+    CHECK_MPI(MPI_Comm_dup(c, &d));
+    check_dup(c, d, 81);
+    MPI_Comm_free(&d);
     MPI_Comm_free(&c);
     MPI_Comm_free(&parent);
 }
