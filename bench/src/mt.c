@@ -31,8 +31,8 @@
  *                 small message wait behind a large one queued before it to the same peer
  *                 (a remote write into the posted receive); one that orders per
  *                 communicator does not.
- *   mt_busycoll_T2  the same as mt_busy_T2, while thread 0 of every rank runs MPI_Allreduce of BUSY_BYTES
- *                 (doubles, MPI_SUM) on its communicator instead: the collective's copies
+ *   mt_busycoll_T2  as mt_busy_T2, while thread 0 of every rank runs MPI_Allreduce of
+ *                 BUSY_BYTES (doubles, MPI_SUM) on its communicator instead: the collective's copies
  *                 and folds against thread 1's small messages (element 0 of the first
  *                 ranks' input carries "last").
  *

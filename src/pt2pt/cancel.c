@@ -40,7 +40,10 @@ int mp_cancel(mp_request *req)
     case MP_ST_RECV_POSTED:
         if (req->sreq_out) {
             req->cancel_pending = 1;
-            mp_send_reply(req->world_peer, MP_PKT_SRCANCEL, mp_request_cookie(req), 0);
+            mp_hdr h;             /* its context names the SREQ's track (sendreq.c) */
+            mp_hdr_control(&h, MP_PKT_SRCANCEL, mp_request_cookie(req), 0);
+            h.ctx = req->ctx;
+            mp_send_ctrl(req->world_peer, &h);
         } else {
             mp_posted_remove(req);
             cancel_done(req);

@@ -57,8 +57,8 @@ void mp_sendreq_maybe_post(mp_request *req)
     if (mp_posted_earlier_could_match(mp_mq_of(req->ctx), req->peer, req->tag, req))
         return;                           /* rule 1 */
     mp_hdr h;
-    mp_hdr_message(&h, MP_PKT_SREQ, req->ctx, 0, req->tag, mp_track_of(peer, req->ctx)->recv_seq,
-                   req->bytes);
+    uint32_t first_seq = mp_track_of(peer, req->ctx)->recv_seq;
+    mp_hdr_message(&h, MP_PKT_SREQ, req->ctx, 0, req->tag, first_seq, req->bytes);
     h.cookie = mp_request_cookie(req);
     h.addr = (uint64_t)(uintptr_t)((char *)req->buf + req->dt->true_lb);
     req->sreq_out = 1;
@@ -109,38 +109,25 @@ int mp_sendreq_take(mp_track *track, mp_request *req)
     return 0;
 }
 
-/* SRCANCEL: drop the SREQ if no send took it yet.  If a send took it and its RWDONE still
- * waits in the peer's queue (the transport was full), the answer must not overtake it --
- * control packets leave before queued sends -- so that send carries the answer out after
- * its RWDONE (ack_after); the receive then completes with the message, not cancelled.  The
- * packet names the receive only, so every track of the peer is searched (the SREQ is on the
- * track of the receive's context). */
-/* On one track: removes the SREQ `cookie` if it is there; 1 if a queued send took it, whose
- * RWDONE then carries the answer out (ack_after). */
-static int withdraw(mp_track *t, uint64_t cookie)
+/* SRCANCEL (on the receive's context, so on the SREQ's track): drop the SREQ if no send took
+ * it yet.  If a send took it and its RWDONE still waits in the track's queue (the transport
+ * was full), the answer must not overtake it -- control packets leave before queued sends --
+ * so that send carries the answer out after its RWDONE (ack_after); the receive then
+ * completes with the message, not cancelled. */
+void mp_sendreq_on_cancel(int world, const mp_hdr *h)
 {
+    mp_track *t = mp_track_of(&mp_p2p.peers[world], h->ctx);
     for (mp_sreq **pp = &t->sreqs; *pp; pp = &(*pp)->next)
-        if ((*pp)->cookie == cookie) {
+        if ((*pp)->cookie == h->cookie) {
             mp_sreq *r = *pp;
             *pp = r->next;
             free(r);
-            return 0;
+            break;
         }
     for (mp_request *q = t->send_head; q; q = q->next)
-        if (q->state == MP_ST_SEND_RWDONE && q->peer_req == cookie) {
+        if (q->state == MP_ST_SEND_RWDONE && q->peer_req == h->cookie) {
             q->ack_after = 1;
-            return 1;
-        }
-    return 0;
-}
-
-void mp_sendreq_on_cancel(int world, const mp_hdr *h)
-{
-    mp_peer *peer = &mp_p2p.peers[world];
-    for (unsigned i = 0; i < MP_TRACKS; i++) {
-        mp_track *t = mp_track_at(peer, i);
-        if (t && withdraw(t, h->cookie))
             return;
-    }
+        }
     mp_send_reply(world, MP_PKT_SRCANCEL_ACK, h->cookie, 0);
 }

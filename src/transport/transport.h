@@ -65,7 +65,8 @@ enum mp_pkt_type {
     MP_PKT_RWDONE,        /* remote write finished: data is in the receive buffer; a first
                              packet (carries seq, tag, src, size), cookie = receive request */
     MP_PKT_NULLMSG,       /* a cancelled send's sequence number, consumed with no message */
-    MP_PKT_SRCANCEL,      /* receiver withdraws its SREQ (cookie = receive request) */
+    MP_PKT_SRCANCEL,      /* receiver withdraws its SREQ (cookie = receive request, ctx =
+                             its context) */
     MP_PKT_SRCANCEL_ACK,  /* sender: the SREQ is gone (used, stale or removed) */
     MP_PKT_CANCEL_REQ,    /* sender asks to withdraw an unmatched message (cookie = send req) */
     MP_PKT_CANCEL_REP,    /* receiver's answer: flags & MP_HDR_CANCELLED if it was withdrawn */
