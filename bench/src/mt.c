@@ -36,6 +36,13 @@
  *                 and folds against thread 1's small messages (element 0 of the first
  *                 ranks' input carries "last").
  *
+ *   mt_self_T<n>  (--self only; meant for one rank) parallel progress inside one process:
+ *                 every thread sends 8 bytes to its own rank with MPI_Send and receives them
+ *                 with MPI_Recv, on its own communicator; messages per second of all the
+ *                 rank's threads.  With a core per thread, a library whose threads on
+ *                 different communicators progress in parallel gains from the second thread;
+ *                 one that serializes them does not.
+ *
  * --level single runs under MPI_THREAD_SINGLE (T = 1 only): the baseline that the one-thread
  * MPI_THREAD_MULTIPLE figure is compared with.  Each sample lines the threads up on a
  * pthread barrier after an MPI_Barrier of the main threads; the median of the samples is
@@ -52,7 +59,7 @@
 #define BUSY_SECONDS 0.1
 #define BUSY_SAMPLES 5
 
-enum { LAT, RATE, BUSY, BUSY_PEER, BUSY_COLL };
+enum { LAT, RATE, BUSY, BUSY_PEER, BUSY_COLL, SELF };
 
 static struct {
     int nthreads, mode, quit;
@@ -80,6 +87,18 @@ static void lat(int t, long iters)
             MPI_Recv(b, n, MPI_BYTE, p, 1, c, MPI_STATUS_IGNORE);
             MPI_Send(b, n, MPI_BYTE, p, 1, c);
         }
+    }
+}
+
+/* mt_self: thread t sends 8 bytes to its own rank and receives them, on its own
+ * communicator. */
+static void self_exchange(int t, long iters)
+{
+    MPI_Comm c = job.comm[t];
+    char *b = job.buf[t];
+    for (long i = 0; i < iters; i++) {
+        MPI_Send(b, 8, MPI_BYTE, bench.rank, 5, c);
+        MPI_Recv(b + 8, 8, MPI_BYTE, bench.rank, 5, c, MPI_STATUS_IGNORE);
     }
 }
 
@@ -228,6 +247,10 @@ static void busy_peer(int t)
 
 static void work(int t)
 {
+    if (job.mode == SELF && t < job.nthreads) {
+        self_exchange(t, job.iters);
+        return;
+    }
     if (job.pair.partner < 0 || t >= job.nthreads)
         return;
     if (job.mode == BUSY || job.mode == BUSY_PEER || job.mode == BUSY_COLL) {
@@ -317,6 +340,10 @@ int main(int argc, char **argv)
     }
     bench.start = MPI_Wtime();
     const char *only = bench_option(argc, argv, "--threads");
+    int self_only = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--self"))
+            self_only = 1;
     int counts[3] = { 1, 2, 4 }, ncounts = single ? 1 : 3;
     if (only) {
         counts[0] = atoi(only);
@@ -349,6 +376,12 @@ int main(int argc, char **argv)
         for (int t = 1; t < n; t++)
             pthread_create(&th[t], NULL, worker, (void *)(long)t);
         char name[32];
+        if (self_only) {
+            job.mode = SELF;
+            snprintf(name, sizeof name, "mt_self_T%d", n);
+            bench_report(name, 8, (double)n / bench_measure(sample_op, NULL) / 1e6, "Mmsg/s");
+            goto next;
+        }
         job.mode = LAT;
         snprintf(name, sizeof name, "mt_lat_T%d", n);
         for (int s = 0; s < 3; s++) {
@@ -368,6 +401,7 @@ int main(int argc, char **argv)
             free(job.big);
             free(job.big_out);
         }
+    next:
         job.quit = 1;
         pthread_barrier_wait(&job.go);
         for (int t2 = 1; t2 < n; t2++)

@@ -108,6 +108,14 @@ int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
 
+/* The lane attempts of MPI_Send and MPI_Recv (lane.c): MPI_SUCCESS when the call was done
+ * in a lane, MP_LANE_GIVE_UP (nothing changed, nothing reported) when the entry point must
+ * take the big lock and go the usual way. */
+int mp_lane_send(const void *buf, MPI_Aint count, MPI_Datatype type_h, int dest, int tag,
+                 MPI_Comm comm_h);
+int mp_lane_recv(void *buf, MPI_Aint count, MPI_Datatype type_h, int source, int tag,
+                 MPI_Comm comm_h, MPI_Status *status);
+
 /* A file argument (io.c): MPI_ERR_FILE unless a live file; MPI_FILE_NULL (*out = NULL) only
  * with null_ok. */
 typedef struct mp_file mp_file;

@@ -105,6 +105,7 @@ static void start(int required)
     mp_world.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE :
                             required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     mp_thread_multiple = mp_world.thread_level == MPI_THREAD_MULTIPLE;
+    mp_lanes_init();
     mp_world.initialized = 1;
     if ((err = mp_comm_layer_init()) || (err = mp_coll_init()) || (err = mp_rma_init()) ||
         (err = mp_spawn_connect_parent()))

@@ -44,7 +44,8 @@ void mp_stats_report(void)
     double secs = mp_wtime() - mp_world.wtime_base;
     mp_comm *w = mp_world.comm_world;
     mp_datatype *u64 = mp_datatype_get(MPI_UINT64_T);
-    mp_stats mine = mp_stat;               /* snapshot before the report's own traffic */
+    mp_stats mine;                         /* snapshot before the report's own traffic */
+    mp_stats_total(&mine);
     if (w->rank != 0) {
         mp_send(&mine, NSTAT, u64, 0, 0x5747, w, MP_CTX_COLL, MP_MODE_STANDARD);
         return;

@@ -100,6 +100,8 @@ static const mp_config_var core_rows[] = {
          "receives posted first send a request for sending; the sender writes into the buffer (papers' SR); 0 = NSR"),
     SIZE("MEMPI_SENDREQ_MIN", 0, "4096", 0, 1024 * GB, &mp_cfg.sendreq_min,
          "smallest receive buffer (and message) in bytes for which the request-for-sending protocol is used"),
+    CHOICE("MEMPI_LANES", 0, "auto", cma_choices, -1, &mp_cfg.lanes,
+           "MPI_THREAD_MULTIPLE: small blocking sends and receives on different communicators run beside each other instead of under the one lock (auto: once threads meet in the library; 1: from MPI_Init; 0: never)"),
     CHOICE("MEMPI_WAIT", 0, "auto", wait_choices, 0, &mp_cfg.wait_policy,
            "waiting policy of blocking calls (auto: spin, then yield, then sleep on a futex; short spin and early sleep when ranks outnumber cores)"),
     INT("MEMPI_SPIN", 0, "4000", 0, 100000000, &mp_cfg.spin_count,

@@ -440,6 +440,34 @@ typedef struct mp_lock_saved { int depth, polling, hooks_may_drop; } mp_lock_sav
 int  mp_lock_contended_ever(void);
 int  mp_lock_drop_in_hook(mp_lock_saved *saved);
 void mp_lock_retake_in_hook(const mp_lock_saved *saved);
+/* Lanes: point-to-point calls that run beside each other instead of under the big lock
+ * (progress.c, "Lanes"; docs/protocol.md, "Threads").  A lane is a reader of the big lock that
+ * also holds one of MP_LANE_STRIPES stripes -- the stripe of its communicator's track -- so
+ * lanes of different tracks run at once and the holder of the big lock runs alone.
+ * Entering is a try: when the big lock is held (or being taken) or the stripe is taken, the
+ * caller takes the big lock the usual way instead.  A lane never blocks and
+ * never takes the big lock: it does what it can or gives up, having changed nothing.  Lanes
+ * open once threads have met in the library (MEMPI_LANES=0 keeps them shut). */
+#define MP_LANE_STRIPES 8
+extern atomic_int mp_lanes_open_word;
+static inline int mp_lanes_open(void)
+{
+    return MP_UNLIKELY(atomic_load_explicit(&mp_lanes_open_word, memory_order_relaxed));
+}
+/* Enters a lane of `stripe`: 1 if in (leave with mp_lane_exit), 0 if another lane has the
+ * stripe or the big lock is held or being taken. */
+void mp_lanes_init(void);              /* MPI_Init, once the thread level is known */
+int  mp_lane_enter(unsigned stripe);
+void mp_lane_exit(unsigned stripe);
+/* Some thread holds or is taking the big lock: a lane that spins must give up. */
+int  mp_lane_writer_waiting(void);
+/* A leaf spin lock (0 free, 1 taken) for state that lanes of different stripes share; no
+ * other lock may be taken while one is held. */
+void mp_leaf_lock(atomic_int *word);
+static inline void mp_leaf_unlock(atomic_int *word)
+{
+    atomic_store_explicit(word, 0, memory_order_release);
+}
 /* Holds the lock from here to the end of the enclosing block, whatever path leaves it: the
  * binding's entry points start with MP_BIG_LOCK(); so no early return can forget to unlock. */
 static inline int  mp_lock_scope_enter(void) { mp_lock(); return 1; }
@@ -544,6 +572,8 @@ typedef struct mp_config {
     int    split_copy;                /* MEMPI_SPLIT_COPY: -1 auto, 0 off, 1 on */
     size_t split_copy_min;            /* MEMPI_SPLIT_COPY_MIN: smallest shared single copy */
     int    sendreq;                   /* MEMPI_SENDREQ: send requests (SR) on/off */
+    int    lanes;                     /* MEMPI_LANES: point-to-point lanes beside the big lock:
+                                         -1 auto (once threads meet), 0 off, 1 on */
     size_t sendreq_min;               /* MEMPI_SENDREQ_MIN: smallest buffer worth an SR */
     int    wait_policy;               /* MEMPI_WAIT: MP_WAIT_* */
     unsigned spin_count;              /* MEMPI_SPIN: polls before yielding */
@@ -627,8 +657,18 @@ typedef struct mp_stats {
     uint64_t unlocked_coll_copies;            /* collectives' copies and folds run so */
     uint64_t unlocked_rma_copies;             /* puts and gets run so */
     uint64_t unlocked_io_accesses;            /* blocking file accesses run so */
+    uint64_t lane_calls;                      /* sends and receives done in a lane */
 } mp_stats;
 extern mp_stats mp_stat;
+/* A lane (MPI_THREAD_MULTIPLE, see mp_lane_enter) counts in its stripe's block instead of
+ * mp_stat, with mp_lane_stat_add; readers of the counters take the sums. */
+mp_stats *mp_lane_stats(unsigned stripe);
+static inline void mp_lane_stat_add(uint64_t *field, uint64_t delta)
+{
+    __atomic_store_n(field, __atomic_load_n(field, __ATOMIC_RELAXED) + delta, __ATOMIC_RELAXED);
+}
+uint64_t mp_stat_field(size_t offset);      /* mp_stat's field at offset plus the lanes' */
+void     mp_stats_total(mp_stats *out);     /* all of them */
 
 /* ---------------------------------------------------------------------------------------------
  * The MPI_T tool interface (mpit.c): control variables are the configuration rows, performance

@@ -141,6 +141,8 @@ static const struct pvar {
          "puts and gets this rank moved without the big lock (MPI_THREAD_MULTIPLE)"),
     PVAR(CORE, COUNTER, unlocked_io_accesses,
          "blocking file accesses whose transfer this rank ran without the big lock (MPI_THREAD_MULTIPLE)"),
+    PVAR(PT2PT, COUNTER, lane_calls,
+         "sends and receives this rank ran in a lane, beside other threads instead of under the big lock (MPI_THREAD_MULTIPLE)"),
 };
 enum { NPVAR = (int)(sizeof pvars / sizeof pvars[0]) };
 
@@ -151,12 +153,13 @@ static int pvar_is_counter(int i)
 
 static uint64_t stat_value(int i)
 {
-    return *(const uint64_t *)((const char *)&mp_stat + pvars[i].offset);
+    return mp_stat_field((size_t)pvars[i].offset);
 }
 
 static double share_value(void)
 {
-    return mp_stat.bytes_sent ? (double)mp_stat.sendreq_bytes / (double)mp_stat.bytes_sent : 0.0;
+    uint64_t sent = mp_stat_field(offsetof(mp_stats, bytes_sent));
+    return sent ? (double)mp_stat_field(offsetof(mp_stats, sendreq_bytes)) / (double)sent : 0.0;
 }
 
 /* ---- handles --------------------------------------------------------------------------- */

@@ -98,6 +98,22 @@
  * globals, not thread-locals: in a shared library each access to a thread-local is a call to
  * __tls_get_addr.
  *
+ * Lanes: readers of the big lock.  A small blocking MPI_Send or MPI_Recv on a communicator
+ * needs only its track's state and the transport (binding/lane.c says exactly what), so once
+ * threads have met in the library it first tries a lane: it takes the try-lock of its
+ * track's stripe (one of MP_LANE_STRIPES), then checks that no thread holds the big lock.
+ * Lanes of different stripes run at once; a thread that takes the lock -- the writer -- waits
+ * after its compare-and-swap until every stripe is free (wait_lanes), and a lane that spins
+ * watches lock_owner and gives up as soon as a writer appears.  The pair (writer: CAS of
+ * lock_owner, then loads of the stripes; lane: CAS of its stripe, then load of lock_owner) is
+ * sequentially consistent on both sides, so they cannot miss each other (Dekker); the
+ * writer's zero load is an acquire of the lane's release of its stripe, and
+ * a lane's zero load of lock_owner an acquire of the last writer's release, so each side sees
+ * all the other did.  A lane never waits for the lock and never blocks a writer for longer
+ * than a packet's copy: what it cannot finish alone it leaves untouched to the big lock.
+ * With one thread lanes stay shut (a lane costs a thread more than the lock's one
+ * compare-and-swap); the cost to the writer is a load of each stripe per acquisition.
+ *
  * Hooks may be registered with a gate: an int the hook's owner keeps non-zero while the hook
  * has work (point-to-point: queued sends).  A poll reads the gate and calls the hook only
  * when it is set, so an idle layer costs a load and a branch per poll, not a call.
@@ -164,6 +180,14 @@ static atomic_int lock_waiters;        /* threads in lock_contended (relaxed: a 
 static atomic_uint lock_grants;        /* contended acquisitions so far (relaxed: a hint) */
 static atomic_uint lock_gen;           /* releases so far: the futex word of sleeping waiters */
 static atomic_int lock_sleepers;       /* waiters asleep on lock_gen, or about to be */
+/* Lanes: readers of the big lock (see "Lanes" at the top).  lane_stripe[i] is 1 while a
+ * thread is inside a lane of stripe i, or about to enter one: the try-lock of the stripe and
+ * the lane's announcement to writers at once, a cache line each so that lanes of different
+ * stripes share nothing.  mp_lanes_open_word is set once threads have met in the library
+ * (relaxed: a hint, read by every point-to-point entry point that has a lane). */
+static struct { atomic_int taken; char pad[MP_CACHELINE - sizeof(atomic_int)]; }
+    lane_stripe[MP_LANE_STRIPES] __attribute__((aligned(MP_CACHELINE)));
+atomic_int mp_lanes_open_word;
 #define STEP_ASIDE_YIELDS 64           /* bound of a hand-over that no waiter takes */
 #define LOCK_SPINS        128          /* pauses before a blocked thread starts yielding */
 #define LOCK_YIELDS       16           /* yields before it sleeps on lock_gen */
@@ -199,6 +223,38 @@ static inline void release_word(void)
         syscall(SYS_futex, (unsigned *)&lock_gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Lanes (see the top): the new holder of the lock waits until no thread is inside a lane.
+ * Its compare-and-swap of lock_owner and these loads are sequentially consistent, as are a
+ * lane's compare-and-swap of its stripe and its load of lock_owner, so of a writer and a lane
+ * entering at once at least one sees the other: the writer waits, or the lane backs off.
+ * Reading zero here (acquire) also orders the lanes' work before the writer's. */
+static __attribute__((noinline)) void wait_lane(unsigned i)
+{
+    for (unsigned spins = 0;
+         atomic_load_explicit(&lane_stripe[i].taken, memory_order_seq_cst); spins++) {
+        if (spins < LOCK_SPINS) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();         /* a lane's thread lost its core: give it back */
+        }
+    }
+}
+
+/* Only once lanes are open: a lane that entered read mp_lanes_open_word == 1, which the
+ * thread that opened them stored while it held the lock (lock_contended) or before any thread
+ * existed (mp_lanes_init), so a writer whose acquisition follows that release reads 1 too;
+ * one that acquired earlier is seen by the lane (its owner word is set). */
+static inline void wait_lanes(void)
+{
+    if (!mp_lanes_open())
+        return;
+    for (unsigned i = 0; i < MP_LANE_STRIPES; i++)
+        if (MP_UNLIKELY(atomic_load_explicit(&lane_stripe[i].taken, memory_order_seq_cst)))
+            wait_lane(i);
+}
+
 /* Another thread holds the lock: spin briefly (its critical sections are short), yield the
  * core to it a few times, then sleep on lock_gen until a release (or the timeout). */
 static __attribute__((noinline)) void lock_contended(uintptr_t self)
@@ -208,7 +264,7 @@ static __attribute__((noinline)) void lock_contended(uintptr_t self)
         uintptr_t none = 0;
         if (atomic_load_explicit(&lock_owner, memory_order_relaxed) == 0 &&
             atomic_compare_exchange_weak_explicit(&lock_owner, &none, self,
-                                                  memory_order_acquire, memory_order_relaxed))
+                                                  memory_order_seq_cst, memory_order_relaxed))
             break;
         if (i < LOCK_SPINS) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -227,9 +283,12 @@ static __attribute__((noinline)) void lock_contended(uintptr_t self)
             atomic_fetch_sub_explicit(&lock_sleepers, 1, memory_order_relaxed);
         }
     }
+    wait_lanes();
     lock_depth = 1;
     atomic_fetch_sub_explicit(&lock_waiters, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&lock_grants, 1, memory_order_relaxed);
+    if (mp_cfg.lanes && !atomic_load_explicit(&mp_lanes_open_word, memory_order_relaxed))
+        atomic_store_explicit(&mp_lanes_open_word, 1, memory_order_relaxed);   /* threads met */
 }
 
 void mp_lock_slow(void)
@@ -241,8 +300,9 @@ void mp_lock_slow(void)
     }
     uintptr_t none = 0;
     if (MP_LIKELY(atomic_compare_exchange_strong_explicit(&lock_owner, &none, self,
-                                                          memory_order_acquire,
+                                                          memory_order_seq_cst,
                                                           memory_order_relaxed))) {
+        wait_lanes();
         lock_depth = 1;
         return;
     }
@@ -254,6 +314,52 @@ void mp_unlock_slow(void)
     MP_ASSERT(held_by(self_id()) && lock_depth > 0);
     if (--lock_depth == 0)
         release_word();
+}
+
+void mp_lanes_init(void)
+{
+    atomic_store_explicit(&mp_lanes_open_word, mp_thread_multiple && mp_cfg.lanes == 1,
+                          memory_order_relaxed);
+}
+
+int mp_lane_enter(unsigned stripe)
+{
+    int free_word = 0;
+    if (!atomic_compare_exchange_strong_explicit(&lane_stripe[stripe].taken, &free_word, 1,
+                                                 memory_order_seq_cst, memory_order_relaxed))
+        return 0;
+    if (MP_LIKELY(atomic_load_explicit(&lock_owner, memory_order_seq_cst) == 0))
+        return 1;
+    atomic_store_explicit(&lane_stripe[stripe].taken, 0, memory_order_release);
+    return 0;
+}
+
+void mp_lane_exit(unsigned stripe)
+{
+    atomic_store_explicit(&lane_stripe[stripe].taken, 0, memory_order_release);
+}
+
+int mp_lane_writer_waiting(void)
+{
+    return atomic_load_explicit(&lock_owner, memory_order_relaxed) != 0;
+}
+
+void mp_leaf_lock(atomic_int *word)
+{
+    for (unsigned spins = 0;;) {
+        int free_word = 0;
+        if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(word, &free_word, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+        if (++spins < LOCK_SPINS) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();         /* its holder lost its core */
+        }
+    }
 }
 
 int mp_lock_waited(void)

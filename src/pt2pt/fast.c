@@ -43,6 +43,15 @@
  * it spins -- its polls are mp_poll_except_holding, which does not step aside -- and it gives
  * up (falls back to the normal path, whose wait releases the lock) as soon as another thread
  * is blocked on the lock, so one thread's spin never shuts the others out.
+ *
+ * A lane (binding/lane.c) runs the same paths without the big lock, holding its track's
+ * stripe instead: the *_in_lane forms.  They differ where the big lock's guarantees end: the
+ * transport is entered under leaf locks (transport_enter), nothing shared is allocated (a
+ * context without queues has nothing queued: mp_mq_find), a synchronous message is left
+ * alone (its ACK is a control packet), statistics go to the stripe's block, and the direct
+ * receive polls nothing else -- it spins on the source's ring, a bounded number of times,
+ * treating another track's message at the head as not there yet (that track's own lane
+ * takes it), until a thread takes the big lock.
  */
 #include "pt2pt/proto.h"
 #include <stdlib.h>
@@ -66,8 +75,42 @@ static inline int world_of(const mp_comm *comm, int rank)
     return comm->is_inter ? comm->remote_world[rank] : comm->world[rank];
 }
 
-int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
-                 mp_comm *comm, int ctx_offset)
+/* Lanes (binding/lane.c) share the transport: a lane holds its peer's leaf lock for the
+ * direction across its transport calls, and also the transport's for that direction when the
+ * call may touch state of other peers (tp->lane_private).  Order: the peer's, then the
+ * transport's.  Under the big lock no lane runs, so the general path takes none of them. */
+static atomic_int send_side, recv_side;
+
+static int transport_enter(mp_transport *tp, int world, mp_peer *peer, int send, size_t len)
+{
+    mp_leaf_lock(send ? &peer->lane_send : &peer->lane_recv);
+    int shared = !tp->lane_private || !tp->lane_private(world, send, len);
+    if (shared)
+        mp_leaf_lock(send ? &send_side : &recv_side);
+    return shared;
+}
+
+static void transport_exit(mp_peer *peer, int send, int shared)
+{
+    if (shared)
+        mp_leaf_unlock(send ? &send_side : &recv_side);
+    mp_leaf_unlock(send ? &peer->lane_send : &peer->lane_recv);
+}
+
+static void stat_sent_in_lane(mp_stats *ls, size_t bytes)
+{
+    mp_lane_stat_add(&ls->msgs_sent, 1);
+    mp_lane_stat_add(&ls->bytes_sent, bytes);
+    mp_lane_stat_add(&ls->eager_msgs, 1);
+    mp_lane_stat_add(&ls->eager_bytes, bytes);
+}
+
+/* The paths below are written once for both callers and inlined into each (always_inline),
+ * so that the big lock's path carries no test of `lane`. */
+#define MP_FAST_PATH static inline __attribute__((always_inline))
+
+MP_FAST_PATH int send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                           mp_comm *comm, int ctx_offset, mp_stats *lane)
 {
     int world = world_of(comm, dest);
     mp_peer *peer = &mp_p2p.peers[world];
@@ -82,11 +125,38 @@ int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int
     mp_hdr h;
     mp_hdr_message(&h, MP_PKT_EAGER, ctx, comm->rank, tag, t->send_seq, bytes);
     h.len = (uint32_t)bytes;
-    if (peer->tp->send_bytes(world, &h, (const char *)buf + dt->true_lb, bytes) != 0)
+    int shared = lane ? transport_enter(peer->tp, world, peer, 1, bytes) : 0;
+    int sent = peer->tp->send_bytes(world, &h, (const char *)buf + dt->true_lb, bytes);
+    if (lane)
+        transport_exit(peer, 1, shared);
+    if (sent != 0)
         return MP_AGAIN;
     mp_send_number(t, ctx, tag);
-    mp_stat_sent(MP_PROTO_EAGER, bytes);
+    if (lane)
+        stat_sent_in_lane(lane, bytes);
+    else
+        mp_stat_sent(MP_PROTO_EAGER, bytes);
     return MPI_SUCCESS;
+}
+
+int mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                 mp_comm *comm, int ctx_offset)
+{
+    return send_fast(buf, count, dt, dest, tag, comm, ctx_offset, NULL);
+}
+
+_Static_assert(MP_LANE_STRIPES == MP_TRACKS, "one lane stripe per track");
+
+unsigned mp_lane_stripe_of(const mp_comm *comm)
+{
+    return mp_track_index(comm->ctx + MP_CTX_PT2PT);
+}
+
+int mp_send_fast_in_lane(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                         mp_comm *comm, unsigned stripe)
+{
+    return send_fast(buf, count, dt, dest, tag, comm, MP_CTX_PT2PT, mp_lane_stats(stripe)) ==
+           MPI_SUCCESS ? MPI_SUCCESS : MP_LANE_GIVE_UP;
 }
 
 /* A standard-mode send is complete once its data left the user's buffer, so an MPI_Isend that
@@ -104,19 +174,27 @@ int mp_isend_user(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, in
 
 /* A blocking receive whose message already arrived whole (an eager message, every fragment
  * in, unexpected) and fits: the normal path would match it at once and copy it out, so this
- * does the same without a request.  MP_NO_MATCH: nothing that matches has arrived. */
-int mp_recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
-                    mp_comm *comm, int ctx_offset, MPI_Status *status)
+ * does the same without a request.  MP_NO_MATCH: nothing that matches has arrived.  A lane
+ * leaves synchronous messages (their ACK is a control packet) to the big lock's holder. */
+MP_FAST_PATH int recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                              mp_comm *comm, int ctx_offset, MPI_Status *status, mp_stats *lane)
 {
-    mp_mq *q = mp_mq_of(comm->ctx + ctx_offset);
-    mp_unexp *u = q->unexp_head ? mp_match_unexpected(q, source, tag, 0) : NULL;
+    int ctx = comm->ctx + ctx_offset;
+    mp_mq *q = lane ? mp_mq_find(ctx) : mp_mq_of(ctx);
+    mp_unexp *u = q && q->unexp_head ? mp_match_unexpected(q, source, tag, 0) : NULL;
     if (u == NULL)
         return MP_NO_MATCH;
     if (u->type != MP_PKT_EAGER || u->received < u->size || u->size > mp_datatype_bytes(dt, count))
         return MP_AGAIN;
-    mp_unexp_remove(q, u);
-    if (u->flags & MP_HDR_SYNC)
-        mp_send_reply(u->world_src, MP_PKT_ACK, u->cookie, 0);
+    if (lane) {
+        if (u->flags & MP_HDR_SYNC)
+            return MP_AGAIN;
+        mp_unexp_remove_in_lane(q, u, lane);
+    } else {
+        mp_unexp_remove(q, u);
+        if (u->flags & MP_HDR_SYNC)
+            mp_send_reply(u->world_src, MP_PKT_ACK, u->cookie, 0);
+    }
     if (u->size > 0 && dt->is_contig)
         memcpy((char *)buf + dt->true_lb, u->data, u->size);
     else if (u->size > 0)
@@ -125,6 +203,12 @@ int mp_recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int 
     free(u->data);
     free(u);
     return MPI_SUCCESS;
+}
+
+int mp_recv_arrived(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                    mp_comm *comm, int ctx_offset, MPI_Status *status)
+{
+    return recv_arrived(buf, count, dt, source, tag, comm, ctx_offset, status, NULL);
 }
 
 /* The oldest packet from the source, if it is a whole eager message this receive takes:
@@ -136,10 +220,46 @@ static int takes(const mp_hdr *h, const mp_track *t, int ctx, int source, int ta
            h->len == h->size && h->size <= capacity && h->seq == t->recv_seq;
 }
 
-/* Called only when no unexpected message matches (mp_recv_arrived said MP_NO_MATCH).  *spins:
- * the fruitless polls it spent, for the normal path's wait to go on from. */
-int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
-                   mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins)
+/* A message of another communicator's track at the head of the source's lane: in a lane,
+ * whose owner may be about to take it, so the lane waits as if the lane were empty. */
+static inline int of_another_track(const mp_hdr *h, int ctx)
+{
+    return h->type == MP_PKT_EAGER && mp_track_index(h->ctx) != mp_track_index(ctx);
+}
+
+/* The source's oldest packet if this receive takes it (copied out, consumed): MPI_SUCCESS;
+ * MP_AGAIN when another packet is at the head; MP_NO_MATCH when the lane is empty. */
+MP_FAST_PATH int take_head(mp_peer *peer, int world, mp_track *t, void *buf, mp_datatype *dt,
+                           int ctx, int source, int tag, size_t capacity, MPI_Status *status,
+                           int lane)
+{
+    const void *payload;
+    mp_transport *tp = peer->tp;
+    int shared = lane ? transport_enter(tp, world, peer, 0, 0) : 0;
+    const mp_hdr *h = tp->peek(world, &payload);
+    int rc = h == NULL || (lane && of_another_track(h, ctx)) ? MP_NO_MATCH : MP_AGAIN;
+    if (h && takes(h, t, ctx, source, tag, capacity) && !(lane && (h->flags & MP_HDR_SYNC))) {
+        mp_ack_if_sync(world, h);
+        if (h->len)
+            memcpy((char *)buf + dt->true_lb, payload, h->len);
+        mp_status_message(status, h->src, h->tag, h->size);
+        t->recv_seq++;
+        tp->consume(world);
+        rc = MPI_SUCCESS;
+    }
+    if (lane)
+        transport_exit(peer, 0, shared);
+    return rc;
+}
+
+/* Called only when no unexpected message matches (recv_arrived said MP_NO_MATCH).  *spins:
+ * the fruitless polls it spent, for the normal path's wait to go on from.  A lane polls
+ * nothing else (that needs the big lock), so it spins at most LANE_SPINS times and gives up
+ * as soon as a thread takes the big lock. */
+#define LANE_SPINS 1024
+MP_FAST_PATH int recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                             mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins,
+                             int lane)
 {
     int world = world_of(comm, source);
     mp_peer *peer = &mp_p2p.peers[world];
@@ -153,27 +273,42 @@ int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int t
     /* The normal path would send a request for sending (sendreq.c): keep its remote write. */
     if (mp_cfg.sendreq && capacity >= mp_cfg.sendreq_min && peer->tp->single_copy)
         return MP_AGAIN;
-    mp_mq *q = mp_mq_of(ctx);
-    if (q->posted_head && mp_posted_earlier_could_match(q, source, tag, NULL))
+    mp_mq *q = lane ? mp_mq_find(ctx) : mp_mq_of(ctx);
+    if (q && q->posted_head && mp_posted_earlier_could_match(q, source, tag, NULL))
         return MP_AGAIN;
-    mp_transport *tp = peer->tp;
     for (;;) {
-        const void *payload;
-        const mp_hdr *h = tp->peek(world, &payload);
-        if (h) {
-            if (!takes(h, t, ctx, source, tag, capacity))
+        int rc = take_head(peer, world, t, buf, dt, ctx, source, tag, capacity, status, lane);
+        if (rc != MP_NO_MATCH)
+            return rc;
+        if (!mp_idle_spin(spins))
+            return MP_AGAIN;
+        if (lane) {
+            if (*spins >= LANE_SPINS || mp_lane_writer_waiting())
                 return MP_AGAIN;
-            mp_ack_if_sync(world, h);
-            if (h->len)
-                memcpy((char *)buf + dt->true_lb, payload, h->len);
-            mp_status_message(status, h->src, h->tag, h->size);
-            t->recv_seq++;
-            tp->consume(world);
-            return MPI_SUCCESS;
+            continue;
         }
-        if (!mp_idle_spin(spins) || (MP_UNLIKELY(mp_thread_multiple) && mp_lock_waited()))
+        if (MP_UNLIKELY(mp_thread_multiple) && mp_lock_waited())
             return MP_AGAIN;
         if (*spins % POLL_EVERY == 0)
             mp_poll_except_holding(world);
     }
+}
+
+int mp_recv_direct(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                   mp_comm *comm, int ctx_offset, MPI_Status *status, unsigned *spins)
+{
+    return recv_direct(buf, count, dt, source, tag, comm, ctx_offset, status, spins, 0);
+}
+
+/* Both receives in a lane: what arrived, else the head of the source's lane. */
+int mp_recv_in_lane(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                    mp_comm *comm, MPI_Status *status, unsigned stripe)
+{
+    int rc = recv_arrived(buf, count, dt, source, tag, comm, MP_CTX_PT2PT, status,
+                          mp_lane_stats(stripe));
+    if (rc == MP_NO_MATCH && source >= 0) {
+        unsigned spins = 0;
+        rc = recv_direct(buf, count, dt, source, tag, comm, MP_CTX_PT2PT, status, &spins, 1);
+    }
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : MP_LANE_GIVE_UP;
 }

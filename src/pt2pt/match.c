@@ -96,14 +96,19 @@ void mp_unexp_append(mp_mq *q, mp_unexp *u)
     q->unexp_tail = u;
     mp_stat.unexpected_msgs++;
     mp_stat.unexpected_bytes += u->size;
-    if (mp_stat.unexpected_msgs > mp_stat.unexpected_max_msgs)
-        mp_stat.unexpected_max_msgs = mp_stat.unexpected_msgs;
-    if (mp_stat.unexpected_bytes > mp_stat.unexpected_max_bytes)
-        mp_stat.unexpected_max_bytes = mp_stat.unexpected_bytes;
+    /* lanes take messages off the queues too, counting in blocks of their own */
+    uint64_t msgs = mp_lanes_open() ? mp_stat_field(offsetof(mp_stats, unexpected_msgs))
+                                    : mp_stat.unexpected_msgs;
+    uint64_t bytes = mp_lanes_open() ? mp_stat_field(offsetof(mp_stats, unexpected_bytes))
+                                     : mp_stat.unexpected_bytes;
+    if (msgs > mp_stat.unexpected_max_msgs)
+        mp_stat.unexpected_max_msgs = msgs;
+    if (bytes > mp_stat.unexpected_max_bytes)
+        mp_stat.unexpected_max_bytes = bytes;
     mp_t_event(MP_T_EVENT_UNEXPECTED, u->world_src, u->src, u->tag, u->ctx, u->size);
 }
 
-void mp_unexp_remove(mp_mq *q, mp_unexp *u)
+static void unexp_unlink(mp_mq *q, mp_unexp *u)
 {
     if (u->prev)
         u->prev->next = u->next;
@@ -114,8 +119,21 @@ void mp_unexp_remove(mp_mq *q, mp_unexp *u)
     else
         q->unexp_tail = u->prev;
     u->next = u->prev = NULL;
+}
+
+void mp_unexp_remove(mp_mq *q, mp_unexp *u)
+{
+    unexp_unlink(q, u);
     mp_stat.unexpected_msgs--;
     mp_stat.unexpected_bytes -= u->size;
+}
+
+/* In a lane (binding/lane.c) the counters are the stripe's block, ls. */
+void mp_unexp_remove_in_lane(mp_mq *q, mp_unexp *u, mp_stats *ls)
+{
+    unexp_unlink(q, u);
+    mp_lane_stat_add(&ls->unexpected_msgs, (uint64_t)-1);
+    mp_lane_stat_add(&ls->unexpected_bytes, (uint64_t)0 - u->size);
 }
 
 mp_unexp *mp_match_unexpected(mp_mq *q, int src, int tag, int remove)

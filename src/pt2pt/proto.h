@@ -92,6 +92,13 @@ typedef struct mp_peer {
     unsigned turn;                       /* the track whose sends go first next (send.c) */
     mp_track *more[MP_TRACKS - 1];       /* tracks 1..: NULL until first used */
     mp_track track0;
+    /* Lanes (binding/lane.c) sending to and receiving from this peer through the transport:
+     * leaf locks (core.h), apart from the fields above and from each other (the array of
+     * peers is allocated with malloc's alignment, so padding rather than aligned types). */
+    char lane_pad0[MP_CACHELINE];
+    atomic_int lane_send;
+    char lane_pad1[MP_CACHELINE - sizeof(atomic_int)];
+    atomic_int lane_recv;
 } mp_peer;
 
 mp_track *mp_track_new(mp_peer *peer, unsigned index);   /* pt2pt.c: allocates track `index` */
@@ -146,6 +153,16 @@ static inline mp_mq *mp_mq_of(int ctx)
         return &page[(unsigned)ctx % MP_MQ_PAGE];
     return mp_mq_page_in(ctx);
 }
+/* The queues of context ctx if they exist, else NULL (no entry was ever queued on it): for
+ * lanes, which allocate nothing shared (lane.c). */
+static inline mp_mq *mp_mq_find(int ctx)
+{
+    mp_mq *page;
+    if ((unsigned)ctx >= MP_MQ_CTX_LIMIT ||
+        (page = mp_p2p.mq_pages[(unsigned)ctx / MP_MQ_PAGE]) == NULL)
+        return NULL;
+    return &page[(unsigned)ctx % MP_MQ_PAGE];
+}
 mp_request *mp_match_posted(mp_mq *q, int src, int tag);            /* removes it */
 mp_unexp   *mp_match_unexpected(mp_mq *q, int src, int tag, int remove);
 int         mp_posted_earlier_could_match(const mp_mq *q, int src, int tag,
@@ -154,6 +171,7 @@ void        mp_posted_append(mp_mq *q, mp_request *req);
 void        mp_posted_remove(mp_request *req);
 void        mp_unexp_append(mp_mq *q, mp_unexp *u);
 void        mp_unexp_remove(mp_mq *q, mp_unexp *u);
+void        mp_unexp_remove_in_lane(mp_mq *q, mp_unexp *u, mp_stats *ls);   /* lane.c */
 
 /* The message a send or receive request describes (the fields every kind of them sets). */
 static inline void mp_request_set_message(mp_request *req, const void *buf, MPI_Aint count,
@@ -212,7 +230,8 @@ static inline void mp_status_message(MPI_Status *status, int src, int tag, size_
 
 /* fast.c: sends and receives without a request (docs/protocol.md, fast paths).  Each returns
  * MP_AGAIN, having changed nothing, when the caller must take the normal path; the receives
- * go in order: mp_recv_arrived, then, if it returns MP_NO_MATCH, mp_recv_direct. */
+ * go in order: mp_recv_arrived, then, if it returns MP_NO_MATCH, mp_recv_direct.  Their
+ * forms for lanes are in pt2pt.h. */
 #define MP_NO_MATCH 1
 int  mp_send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
                   mp_comm *comm, int ctx_offset);

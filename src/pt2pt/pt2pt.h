@@ -27,6 +27,17 @@ int mp_irecv(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
 int mp_isend_user(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
                   mp_comm *comm, mp_request **out);
 
+/* The fast paths of MPI_Send and MPI_Recv (fast.c) for a lane (binding/lane.c): the caller
+ * is inside a lane and holds mp_lane_stripe_of(comm), the stripe of the communicator's
+ * point-to-point track; MP_LANE_GIVE_UP, having changed nothing, when the call needs the
+ * general path under the big lock. */
+#define MP_LANE_GIVE_UP 1
+unsigned mp_lane_stripe_of(const mp_comm *comm);
+int mp_send_fast_in_lane(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
+                         mp_comm *comm, unsigned stripe);
+int mp_recv_in_lane(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                    mp_comm *comm, MPI_Status *status, unsigned stripe);
+
 /* Blocking conveniences (progress until complete; status may be MPI_STATUS_IGNORE). */
 int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
             mp_comm *comm, int ctx_offset, int mode);

@@ -163,6 +163,13 @@ typedef struct mp_transport {
     int (*split_copy)(int world_peer, int owner, uint32_t ticket, int write, uint64_t remote_addr,
                       void *local, size_t len, size_t *helped);
     int (*poll)(int skip_world);
+    /* Optional, with send_bytes and peek: 1 when a send_bytes of len bytes to world (send =
+     * 1), or a peek and consume of world's packets (send = 0), touches no state of this
+     * process but world's own lane -- so that callers outside the big lock (pt2pt's lanes)
+     * need only a lock per peer and direction; 0 when it may touch state shared by all peers
+     * (then they also take one lock per direction for the whole transport).  The answer may
+     * change from 0 to 1, never back; it is asked with the peer's lock held. */
+    int (*lane_private)(int world, int send, size_t len);
     size_t max_payload;   /* data bytes per packet */
     size_t eager_max;     /* largest message sent eagerly */
     int single_copy;      /* read/write available */

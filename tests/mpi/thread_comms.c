@@ -1,6 +1,7 @@
 /* mempi-test: np=2,3,5 timeout=240 */
 /* mempi-test: np=3 timeout=240 env=MEMPI_EAGER_MAX=256,MEMPI_SENDREQ_MIN=0 */
 /* mempi-test: np=2 timeout=240 env=MEMPI_WAIT=sleep */
+/* mempi-test: np=3 timeout=240 env=MEMPI_LANES=1 */
 /* thread_comms.c -- threads on their own communicators and on one shared communicator with
  * different tags, under MPI_THREAD_MULTIPLE.  MemPI, BSD-3-Clause (see LICENSE).
  *

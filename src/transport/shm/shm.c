@@ -244,6 +244,16 @@ static void shm_consume(int world_src)
     release(sender, cell, 0);
 }
 
+/* A sender's packets travel through its fast ring once it claimed one (and a payload that
+ * fits the cell needs no chunk of the shared pool); we read a sender's ring once we took its
+ * announcement.  Rings are never given back, so the answer only ever turns to 1. */
+static int shm_lane_private(int world, int send, size_t len)
+{
+    int peer = mp_world.procs[world].local;
+    return send ? mp_shm.send_ring[peer] != NULL && len <= MP_CELL_INLINE
+                : mp_shm.recv_ring[peer] != NULL;
+}
+
 #define MP_POLL_BURST 8
 
 static inline int poll_ring(int sender)
@@ -334,6 +344,7 @@ mp_transport mp_shm_transport = {
     .send_bytes = shm_send_bytes,
     .peek = shm_peek,
     .consume = shm_consume,
+    .lane_private = shm_lane_private,
     .read = mp_cma_read,
     .write = mp_cma_write,
     .readv = mp_cma_readv,
