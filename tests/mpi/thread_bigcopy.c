@@ -30,6 +30,7 @@
 #include <string.h>
 #include "check.h"
 #include "counters.h"
+#include "node.h"
 
 #define NT 3
 #define ITERS 18
@@ -154,17 +155,8 @@ static void *run(void *arg)
 /* 1 if rank+1 is another process of this rank's node (sends to it go through shared memory). */
 static int right_on_node(void)
 {
-    MPI_Comm node;
-    MPI_Group wg, ng;
-    int right = (rank + 1) % size, mapped;
-    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-    CHECK_MPI(MPI_Comm_group(node, &ng));
-    CHECK_MPI(MPI_Group_translate_ranks(wg, 1, &right, ng, &mapped));
-    MPI_Group_free(&wg);
-    MPI_Group_free(&ng);
-    MPI_Comm_free(&node);
-    return mapped != MPI_UNDEFINED && right != rank;
+    int right = (rank + 1) % size;
+    return right != rank && on_my_node(right);
 }
 
 int main(int argc, char **argv)
