@@ -108,13 +108,22 @@ int mp_chk_p2p(const char *func, const void *buf, MPI_Aint count, MPI_Datatype d
                int tag, MPI_Comm comm_h, int allow_rank, int allow_tag, mp_comm **comm,
                mp_datatype **dt);
 
-/* The lane attempts of MPI_Send and MPI_Recv (lane.c): MPI_SUCCESS when the call was done
+/* The lane attempts of MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Wait, MPI_Test,
+ * MPI_Waitall and MPI_Testall (lane.c): MPI_SUCCESS when the call was done
  * in a lane, MP_LANE_GIVE_UP (nothing changed, nothing reported) when the entry point must
  * take the big lock and go the usual way. */
 int mp_lane_send(const void *buf, MPI_Aint count, MPI_Datatype type_h, int dest, int tag,
                  MPI_Comm comm_h);
 int mp_lane_recv(void *buf, MPI_Aint count, MPI_Datatype type_h, int source, int tag,
                  MPI_Comm comm_h, MPI_Status *status);
+int mp_lane_isend(const void *buf, MPI_Aint count, MPI_Datatype type_h, int dest, int tag,
+                  MPI_Comm comm_h, MPI_Request *request);
+int mp_lane_irecv(void *buf, MPI_Aint count, MPI_Datatype type_h, int source, int tag,
+                  MPI_Comm comm_h, MPI_Request *request);
+int mp_lane_wait(MPI_Request *request, MPI_Status *status);
+int mp_lane_test(MPI_Request *request, int *flag, MPI_Status *status);
+int mp_lane_waitall(int count, MPI_Request reqs[], MPI_Status statuses[]);
+int mp_lane_testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]);
 
 /* A file argument (io.c): MPI_ERR_FILE unless a live file; MPI_FILE_NULL (*out = NULL) only
  * with null_ok. */

@@ -24,9 +24,23 @@
  * synchronous message, a full ring, a packet of another kind at the head, a writer arriving
  * while it spins -- it gives up having changed nothing, and the entry point goes on under the
  * big lock, where the same call takes the general path (and reports the error).  The entry
- * points that try a lane first say so in their description (lane= in pt2pt.spec).
+ * points that try a lane first say so in their description (lane= in pt2pt.spec and
+ * request.spec).
+ *
+ * Nonblocking calls: MPI_Isend runs in a lane when the fast path hands the message over at the
+ * call (the user gets the shared completed send request); MPI_Irecv when the receive can be
+ * matched to a message that arrived whole, or posted (pt2pt/lane.c).  MPI_Wait, MPI_Test,
+ * MPI_Waitall and MPI_Testall run in one when every request is MPI_REQUEST_NULL, the shared
+ * completed send request, or a plain receive of one stripe's contexts: the lane takes the
+ * packets those receives wait for from their sources' rings (mp_drain_in_lane) and spins as
+ * a blocking receive does, then finishes all of them, or gives up -- when a request is still
+ * open after the spins (or, for a test, after one pass: the general path's test also makes
+ * progress on everything else) or completed with an error (the general path reports it).
+ * Receives it completed before giving up stay complete, for the general path to finish.
  */
 #include "binding/binding.h"
+
+#define LANE_WAIT_SPINS 1024   /* fruitless passes of a wait before it gives up */
 
 /* The call's communicator and datatype when it is one a lane can do: initialized library,
  * a ready intracommunicator, a valid committed contiguous type, a rank of the group (or
@@ -101,4 +115,174 @@ int mp_lane_recv(void *buf, MPI_Aint count, MPI_Datatype type_h, int source, int
     int rc = mp_recv_in_lane(buf, count, dt, source, tag, comm, status, (unsigned)stripe);
     leave(stripe, rc);
     return rc;
+}
+
+int mp_lane_isend(const void *buf, MPI_Aint count, MPI_Datatype type_h, int dest, int tag,
+                  MPI_Comm comm_h, MPI_Request *request)
+{
+    mp_comm *comm;
+    mp_datatype *dt;
+    int stripe;
+    if (request == NULL || !resolve(buf, count, type_h, dest, tag, comm_h, 0, &comm, &dt) ||
+        (stripe = enter(comm, comm->ctx)) < 0)
+        return MP_LANE_GIVE_UP;
+    int rc = mp_send_fast_in_lane(buf, count, dt, dest, tag, comm, (unsigned)stripe);
+    if (rc == MPI_SUCCESS)
+        *request = mp_request_handle(mp_request_done_send());
+    leave(stripe, rc);
+    return rc;
+}
+
+int mp_lane_irecv(void *buf, MPI_Aint count, MPI_Datatype type_h, int source, int tag,
+                  MPI_Comm comm_h, MPI_Request *request)
+{
+    mp_comm *comm;
+    mp_datatype *dt;
+    mp_request *req;
+    int stripe;
+    if (request == NULL || !resolve(buf, count, type_h, source, tag, comm_h, 1, &comm, &dt) ||
+        (stripe = enter(comm, comm->ctx)) < 0)
+        return MP_LANE_GIVE_UP;
+    int rc = mp_irecv_in_lane(buf, count, dt, source, tag, comm, (unsigned)stripe, &req);
+    if (rc == MPI_SUCCESS)
+        *request = mp_request_handle(req);
+    leave(stripe, rc);
+    return rc;
+}
+
+/* The requests of a completion call, when a lane can finish them: *stripe is the stripe of
+ * their receives' contexts (-1: no receive among them).  Only the request's kind, context
+ * and hook are read here, which do not change while the user holds the handle. */
+static int completable(int count, const MPI_Request reqs[], int *stripe)
+{
+    *stripe = -1;
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        mp_request *r = mp_request_get(reqs[i]);
+        if (r == NULL)                     /* a bad handle: the general path reports it */
+            return 0;
+        if (mp_request_is_done_send(r))
+            continue;
+        if (r->kind != MP_REQ_RECV || r->on_complete != NULL)
+            return 0;
+        int s = (int)mp_lane_stripe_of_request(r);
+        if (*stripe >= 0 && s != *stripe)
+            return 0;
+        *stripe = s;
+    }
+    return 1;
+}
+
+/* One pass over the receives among reqs: 1 when all are complete, 0 when some are not, -1
+ * when the head of a source's ring needs the big lock.  Sources are drained once per run of
+ * requests from the same one. */
+static int pass(int count, const MPI_Request reqs[], unsigned stripe, int *taken)
+{
+    int all = 1, last = -1;
+    *taken = 0;
+    for (int i = 0; i < count; i++) {
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        if (r == NULL || mp_request_is_done_send(r) || mp_request_is_done(r))
+            continue;
+        all = 0;
+        if (r->peer < 0 || r->comm->is_inter)
+            continue;                      /* a wildcard: filled by its source's drain, if any */
+        int world = r->comm->world[r->peer];
+        if (world == last)
+            continue;
+        last = world;
+        int n = mp_drain_in_lane(world, stripe);
+        if (n < 0)
+            return -1;
+        *taken += n;
+    }
+    if (!all)                              /* what the drains completed */
+        for (int i = 0; i < count; i++) {
+            mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+            if (r && !mp_request_is_done(r))
+                return 0;
+        }
+    return 1;
+}
+
+/* Hands out the statuses and retires the requests, all complete and without error (checked
+ * first: an error goes to the general path, which knows how to report it). */
+static int finish(int count, MPI_Request reqs[], MPI_Status statuses[], unsigned stripe)
+{
+    for (int i = 0; i < count; i++) {
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        if (r && r->status.MPI_ERROR != MPI_SUCCESS)
+            return 0;
+    }
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+        if (r == NULL) {
+            if (st != MPI_STATUS_IGNORE)
+                mp_status_empty(st);
+            continue;
+        }
+        mp_status_copy(st, &r->status);
+        mp_request_free_in_lane(r, stripe);
+        reqs[i] = MPI_REQUEST_NULL;
+    }
+    return 1;
+}
+
+/* MPI_Waitall (wait) and MPI_Testall (!wait) in a lane; MPI_Wait and MPI_Test are the case
+ * count 1. */
+static int complete_all(int count, MPI_Request reqs[], MPI_Status statuses[], int wait)
+{
+    int stripe;
+    if (!mp_world.initialized || mp_world.finalized || count < 0 || (count > 0 && reqs == NULL) ||
+        !completable(count, reqs, &stripe))
+        return MP_LANE_GIVE_UP;
+    if (stripe < 0)                        /* nothing but null and completed sends */
+        return finish(count, reqs, statuses, 0) ? MPI_SUCCESS : MP_LANE_GIVE_UP;
+    if (!mp_lane_enter((unsigned)stripe))
+        return MP_LANE_GIVE_UP;
+    int rc = MP_LANE_GIVE_UP, taken;
+    for (unsigned spins = 0;;) {
+        int done = pass(count, reqs, (unsigned)stripe, &taken);
+        if (done > 0) {
+            if (finish(count, reqs, statuses, (unsigned)stripe))
+                rc = MPI_SUCCESS;
+            break;
+        }
+        if (done < 0 || !wait)
+            break;
+        if (taken)
+            continue;
+        if (!mp_idle_spin(&spins) || spins >= LANE_WAIT_SPINS || mp_lane_writer_waiting())
+            break;
+    }
+    leave(stripe, rc);
+    return rc;
+}
+
+int mp_lane_wait(MPI_Request *request, MPI_Status *status)
+{
+    return request ? complete_all(1, request, status, 1) : MP_LANE_GIVE_UP;
+}
+
+int mp_lane_test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (request == NULL || flag == NULL || complete_all(1, request, status, 0) != MPI_SUCCESS)
+        return MP_LANE_GIVE_UP;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int mp_lane_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    return complete_all(count, reqs, statuses, 1);
+}
+
+int mp_lane_testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    if (flag == NULL || complete_all(count, reqs, statuses, 0) != MPI_SUCCESS)
+        return MP_LANE_GIVE_UP;
+    *flag = 1;
+    return MPI_SUCCESS;
 }

@@ -320,6 +320,11 @@ void        mp_request_free(mp_request *req);    /* release object and handle */
 /* The completed send request: one object, never freed (mp_request_free leaves it alone),
  * with a handle of its own, for sends that completed at the call (pt2pt/fast.c). */
 mp_request *mp_request_done_send(void);
+int         mp_request_is_done_send(const mp_request *req);
+/* The same from inside a lane (mp_lane_enter) holding `stripe`, which must not take the big
+ * lock. */
+mp_request *mp_request_alloc_in_lane(int kind, unsigned stripe);
+void        mp_request_free_in_lane(mp_request *req, unsigned stripe);
 int         mp_request_handle(mp_request *req);  /* assigns a user-visible handle on first use */
 mp_request *mp_request_get(MPI_Request handle);  /* NULL if not a live request handle */
 void        mp_request_complete(mp_request *req); /* marks done (release), runs on_complete */
@@ -454,10 +459,11 @@ static inline int mp_lanes_open(void)
 {
     return MP_UNLIKELY(atomic_load_explicit(&mp_lanes_open_word, memory_order_relaxed));
 }
-/* Enters a lane of `stripe`: 1 if in (leave with mp_lane_exit), 0 if another lane has the
- * stripe or the big lock is held or being taken. */
+/* Enters a lane of `stripe`: 1 if in (leave with mp_lane_exit), 0 if the big lock is held
+ * or being taken, or another lane kept the stripe for longer than a short spin. */
 void mp_lanes_init(void);              /* MPI_Init, once the thread level is known */
 int  mp_lane_enter(unsigned stripe);
+int  mp_lane_try(unsigned stripe);     /* the same without waiting for another lane */
 void mp_lane_exit(unsigned stripe);
 /* Some thread holds or is taking the big lock: a lane that spins must give up. */
 int  mp_lane_writer_waiting(void);

@@ -190,6 +190,7 @@ static struct { atomic_int taken; char pad[MP_CACHELINE - sizeof(atomic_int)]; }
 atomic_int mp_lanes_open_word;
 #define STEP_ASIDE_YIELDS 64           /* bound of a hand-over that no waiter takes */
 #define LOCK_SPINS        128          /* pauses before a blocked thread starts yielding */
+#define LANE_ENTER_SPINS  256          /* pauses a lane waits for its stripe */
 #define LOCK_YIELDS       16           /* yields before it sleeps on lock_gen */
 #define LOCK_SLEEP_NS     500000L      /* a missed wake-up costs at most this */
 
@@ -242,6 +243,14 @@ static __attribute__((noinline)) void wait_lane(unsigned i)
     }
 }
 
+/* Opens the lanes, under the big lock or before threads exist.  What lanes read but never
+ * make -- the shared completed send request -- is made first. */
+static void open_lanes(void)
+{
+    (void)mp_request_done_send();
+    atomic_store_explicit(&mp_lanes_open_word, 1, memory_order_relaxed);
+}
+
 /* Only once lanes are open: a lane that entered read mp_lanes_open_word == 1, which the
  * thread that opened them stored while it held the lock (lock_contended) or before any thread
  * existed (mp_lanes_init), so a writer whose acquisition follows that release reads 1 too;
@@ -288,7 +297,7 @@ static __attribute__((noinline)) void lock_contended(uintptr_t self)
     atomic_fetch_sub_explicit(&lock_waiters, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&lock_grants, 1, memory_order_relaxed);
     if (mp_cfg.lanes && !atomic_load_explicit(&mp_lanes_open_word, memory_order_relaxed))
-        atomic_store_explicit(&mp_lanes_open_word, 1, memory_order_relaxed);   /* threads met */
+        open_lanes();                                                    /* threads met */
 }
 
 void mp_lock_slow(void)
@@ -318,11 +327,11 @@ void mp_unlock_slow(void)
 
 void mp_lanes_init(void)
 {
-    atomic_store_explicit(&mp_lanes_open_word, mp_thread_multiple && mp_cfg.lanes == 1,
-                          memory_order_relaxed);
+    if (mp_thread_multiple && mp_cfg.lanes == 1)
+        open_lanes();
 }
 
-int mp_lane_enter(unsigned stripe)
+int mp_lane_try(unsigned stripe)
 {
     int free_word = 0;
     if (!atomic_compare_exchange_strong_explicit(&lane_stripe[stripe].taken, &free_word, 1,
@@ -332,6 +341,24 @@ int mp_lane_enter(unsigned stripe)
         return 1;
     atomic_store_explicit(&lane_stripe[stripe].taken, 0, memory_order_release);
     return 0;
+}
+
+/* A stripe another lane holds is held briefly (one small call), so waiting a little for it
+ * beats taking the big lock, which waits for all lanes; never while a writer waits. */
+int mp_lane_enter(unsigned stripe)
+{
+    for (unsigned spins = 0;; spins++) {
+        if (mp_lane_try(stripe))
+            return 1;
+        if (spins == LANE_ENTER_SPINS || atomic_load_explicit(&lock_owner, memory_order_relaxed))
+            return 0;
+        while (atomic_load_explicit(&lane_stripe[stripe].taken, memory_order_relaxed) &&
+               spins++ < LANE_ENTER_SPINS) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+    }
 }
 
 void mp_lane_exit(unsigned stripe)

@@ -58,7 +58,8 @@ int mp_requests_sending(void)
 /* A send complete at the call has nothing to wait for and no status to give but success, so
  * every such send shares this request (as MPICH does): MPI_Wait and MPI_Test find it done,
  * finishing it resets the user's handle and frees nothing, MPI_Cancel finds it complete.
- * Its fields never change after the first use, which sets them under the big lock. */
+ * Its fields never change after the first use, which sets them under the big lock -- at the
+ * latest in MPI_Init under MPI_THREAD_MULTIPLE (mp_lanes_init), before lanes read them. */
 static mp_request done_send;
 
 mp_request *mp_request_done_send(void)
@@ -75,15 +76,42 @@ mp_request *mp_request_done_send(void)
     return &done_send;
 }
 
-mp_request *mp_request_alloc(int kind)
+/* Lanes (progress.c, "Lanes") allocate and free requests beside each other, never beside the
+ * big lock's holder: among themselves they take this leaf lock instead of the big lock. */
+static atomic_int lane_free_lock;
+
+static mp_request *pop_free(int in_lane)
 {
-    free_list_lock();
+    if (in_lane)
+        mp_leaf_lock(&lane_free_lock);
+    else
+        free_list_lock();
     mp_request *req = free_requests;
     if (req != NULL)
         free_requests = req->next;
-    free_list_unlock();
-    if (req == NULL)
-        req = mp_malloc(sizeof *req);
+    if (in_lane)
+        mp_leaf_unlock(&lane_free_lock);
+    else
+        free_list_unlock();
+    return req;
+}
+
+static void push_free(mp_request *req, int in_lane)
+{
+    if (in_lane)
+        mp_leaf_lock(&lane_free_lock);
+    else
+        free_list_lock();
+    req->next = free_requests;
+    free_requests = req;
+    if (in_lane)
+        mp_leaf_unlock(&lane_free_lock);
+    else
+        free_list_unlock();
+}
+
+static mp_request *request_init(mp_request *req, int kind)
+{
     memset(req, 0, sizeof *req);
     req->magic = MP_REQ_MAGIC;
     req->kind = (uint8_t)kind;
@@ -93,19 +121,78 @@ mp_request *mp_request_alloc(int kind)
     return req;
 }
 
-void mp_request_free(mp_request *req)
+static mp_request *request_new(int kind, int in_lane)
 {
-    if (MP_UNLIKELY(req == &done_send))
-        return;
+    mp_request *req = pop_free(in_lane);
+    return request_init(req ? req : mp_malloc(sizeof *req), kind);
+}
+
+/* Takes req out of use (its handle too); the caller recycles the object. */
+static void request_retire(mp_request *req)
+{
     if (req->handle != 0)
         mp_table_remove(&mp_request_table, req->handle);
     req->handle = 0;
     MP_ASSERT(req->magic == MP_REQ_MAGIC);
     req->magic = 0;
-    free_list_lock();
-    req->next = free_requests;
-    free_requests = req;
-    free_list_unlock();
+}
+
+static void request_release(mp_request *req, int in_lane)
+{
+    if (MP_UNLIKELY(req == &done_send))
+        return;
+    request_retire(req);
+    push_free(req, in_lane);
+}
+
+mp_request *mp_request_alloc(int kind)
+{
+    return request_new(kind, 0);
+}
+
+void mp_request_free(mp_request *req)
+{
+    request_release(req, 0);
+}
+
+/* Each stripe keeps a few free requests of its own, touched only by the lane that holds the
+ * stripe, so that threads in lanes of different stripes share neither the pool's lock nor
+ * the handle table's: a request cached here keeps its handle, whose slot still points to it
+ * but finds it retired (magic 0: mp_request_get says NULL, so the freed handle is invalid as
+ * before), and the next receive of the lane hands the same handle out again. */
+#define LANE_CACHE 64
+static struct { mp_request *head; int n; } __attribute__((aligned(MP_CACHELINE)))
+    lane_cache[MP_LANE_STRIPES];
+
+mp_request *mp_request_alloc_in_lane(int kind, unsigned stripe)
+{
+    mp_request *req = lane_cache[stripe].head;
+    if (req == NULL)
+        return request_new(kind, 1);
+    lane_cache[stripe].head = req->next;
+    lane_cache[stripe].n--;
+    int handle = req->handle;
+    request_init(req, kind);
+    req->handle = handle;
+    return req;
+}
+
+void mp_request_free_in_lane(mp_request *req, unsigned stripe)
+{
+    if (lane_cache[stripe].n >= LANE_CACHE || req == &done_send) {
+        request_release(req, 1);
+        return;
+    }
+    MP_ASSERT(req->magic == MP_REQ_MAGIC);
+    req->magic = 0;
+    req->next = lane_cache[stripe].head;
+    lane_cache[stripe].head = req;
+    lane_cache[stripe].n++;
+}
+
+int mp_request_is_done_send(const mp_request *req)
+{
+    return req == &done_send;
 }
 
 int mp_request_handle(mp_request *req)
@@ -120,7 +207,8 @@ int mp_request_handle(mp_request *req)
 
 mp_request *mp_request_get(MPI_Request handle)
 {
-    return mp_table_lookup(&mp_request_table, handle);
+    mp_request *req = mp_table_lookup(&mp_request_table, handle);
+    return req && req->magic == MP_REQ_MAGIC ? req : NULL;   /* not one a lane cached */
 }
 
 void mp_request_complete(mp_request *req)

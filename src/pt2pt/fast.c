@@ -14,7 +14,9 @@
  *                  place in the track's order that the normal path would give it.  A full
  *                  ring falls back.  MPI_Isend takes it too (mp_isend_user): the send is
  *                  then complete at the call and the user gets the shared completed send
- *                  request (core/request.c).
+ *                  request (core/request.c).  A message to this process whose receive is
+ *                  posted, with nothing of its track still in the ring, is copied into that
+ *                  receive instead (the ring would deliver it there next).
  *   mp_recv_arrived takes a message that already arrived whole and waits unexpected, when it
  *                  is the one the receive matches (the earliest-arrived match, as in the
  *                  normal path) and fits the buffer: copied out, ACKed if synchronous.
@@ -46,7 +48,7 @@
  *
  * A lane (binding/lane.c) runs the same paths without the big lock, holding its track's
  * stripe instead: the *_in_lane forms.  They differ where the big lock's guarantees end: the
- * transport is entered under leaf locks (transport_enter), nothing shared is allocated (a
+ * transport is entered under leaf locks (pt2pt/lane.c), nothing shared is allocated (a
  * context without queues has nothing queued: mp_mq_find), a synchronous message is left
  * alone (its ACK is a control packet), statistics go to the stripe's block, and the direct
  * receive polls nothing else -- it spins on the source's ring, a bounded number of times,
@@ -75,34 +77,35 @@ static inline int world_of(const mp_comm *comm, int rank)
     return comm->is_inter ? comm->remote_world[rank] : comm->world[rank];
 }
 
-/* Lanes (binding/lane.c) share the transport: a lane holds its peer's leaf lock for the
- * direction across its transport calls, and also the transport's for that direction when the
- * call may touch state of other peers (tp->lane_private).  Order: the peer's, then the
- * transport's.  Under the big lock no lane runs, so the general path takes none of them. */
-static atomic_int send_side, recv_side;
-
-static int transport_enter(mp_transport *tp, int world, mp_peer *peer, int send, size_t len)
-{
-    mp_leaf_lock(send ? &peer->lane_send : &peer->lane_recv);
-    int shared = !tp->lane_private || !tp->lane_private(world, send, len);
-    if (shared)
-        mp_leaf_lock(send ? &send_side : &recv_side);
-    return shared;
-}
-
-static void transport_exit(mp_peer *peer, int send, int shared)
-{
-    if (shared)
-        mp_leaf_unlock(send ? &send_side : &recv_side);
-    mp_leaf_unlock(send ? &peer->lane_send : &peer->lane_recv);
-}
-
 static void stat_sent_in_lane(mp_stats *ls, size_t bytes)
 {
     mp_lane_stat_add(&ls->msgs_sent, 1);
     mp_lane_stat_add(&ls->bytes_sent, bytes);
     mp_lane_stat_add(&ls->eager_msgs, 1);
     mp_lane_stat_add(&ls->eager_bytes, bytes);
+}
+
+/* A message to this process whose receive is posted, when nothing of its track is on the
+ * way to us (every numbered message was consumed): the ring would hand it straight to that
+ * receive, so it is copied there at once, numbered on both sides as if it went through. */
+static int to_posted_self(const mp_hdr *h, mp_track *t, const void *buf, mp_datatype *dt,
+                          mp_stats *lane)
+{
+    if (t->send_seq != t->recv_seq || t->in_req || t->in_unexp)
+        return MP_AGAIN;
+    mp_mq *q = mp_mq_find(h->ctx);
+    mp_request *r = q && q->posted_head ? mp_posted_plain_match(q, h) : NULL;
+    if (r == NULL)
+        return MP_AGAIN;
+    mp_posted_remove(r);
+    mp_send_number(t, h->ctx, h->tag);
+    t->recv_seq++;
+    mp_recv_take_whole(r, h, (const char *)buf + dt->true_lb);
+    if (lane)
+        stat_sent_in_lane(lane, h->size);
+    else
+        mp_stat_sent(MP_PROTO_EAGER, h->size);
+    return MPI_SUCCESS;
 }
 
 /* The paths below are written once for both callers and inlined into each (always_inline),
@@ -125,10 +128,12 @@ MP_FAST_PATH int send_fast(const void *buf, MPI_Aint count, mp_datatype *dt, int
     mp_hdr h;
     mp_hdr_message(&h, MP_PKT_EAGER, ctx, comm->rank, tag, t->send_seq, bytes);
     h.len = (uint32_t)bytes;
-    int shared = lane ? transport_enter(peer->tp, world, peer, 1, bytes) : 0;
+    if (world == mp_world.rank && to_posted_self(&h, t, buf, dt, lane) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    int shared = lane ? mp_lane_transport_enter(peer->tp, world, peer, 1, bytes) : 0;
     int sent = peer->tp->send_bytes(world, &h, (const char *)buf + dt->true_lb, bytes);
     if (lane)
-        transport_exit(peer, 1, shared);
+        mp_lane_transport_exit(peer, 1, shared);
     if (sent != 0)
         return MP_AGAIN;
     mp_send_number(t, ctx, tag);
@@ -150,6 +155,11 @@ _Static_assert(MP_LANE_STRIPES == MP_TRACKS, "one lane stripe per track");
 unsigned mp_lane_stripe_of(const mp_comm *comm)
 {
     return mp_track_index(comm->ctx + MP_CTX_PT2PT);
+}
+
+unsigned mp_lane_stripe_of_request(const mp_request *req)
+{
+    return mp_track_index(req->ctx);
 }
 
 int mp_send_fast_in_lane(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
@@ -220,13 +230,6 @@ static int takes(const mp_hdr *h, const mp_track *t, int ctx, int source, int ta
            h->len == h->size && h->size <= capacity && h->seq == t->recv_seq;
 }
 
-/* A message of another communicator's track at the head of the source's lane: in a lane,
- * whose owner may be about to take it, so the lane waits as if the lane were empty. */
-static inline int of_another_track(const mp_hdr *h, int ctx)
-{
-    return h->type == MP_PKT_EAGER && mp_track_index(h->ctx) != mp_track_index(ctx);
-}
-
 /* The source's oldest packet if this receive takes it (copied out, consumed): MPI_SUCCESS;
  * MP_AGAIN when another packet is at the head; MP_NO_MATCH when the lane is empty. */
 MP_FAST_PATH int take_head(mp_peer *peer, int world, mp_track *t, void *buf, mp_datatype *dt,
@@ -235,9 +238,10 @@ MP_FAST_PATH int take_head(mp_peer *peer, int world, mp_track *t, void *buf, mp_
 {
     const void *payload;
     mp_transport *tp = peer->tp;
-    int shared = lane ? transport_enter(tp, world, peer, 0, 0) : 0;
+    int shared = lane ? mp_lane_transport_enter(tp, world, peer, 0, 0) : 0;
     const mp_hdr *h = tp->peek(world, &payload);
-    int rc = h == NULL || (lane && of_another_track(h, ctx)) ? MP_NO_MATCH : MP_AGAIN;
+    int rc = h == NULL || (lane && mp_of_another_track(h, mp_track_index(ctx))) ? MP_NO_MATCH
+                                                                             : MP_AGAIN;
     if (h && takes(h, t, ctx, source, tag, capacity) && !(lane && (h->flags & MP_HDR_SYNC))) {
         mp_ack_if_sync(world, h);
         if (h->len)
@@ -248,7 +252,7 @@ MP_FAST_PATH int take_head(mp_peer *peer, int world, mp_track *t, void *buf, mp_
         rc = MPI_SUCCESS;
     }
     if (lane)
-        transport_exit(peer, 0, shared);
+        mp_lane_transport_exit(peer, 0, shared);
     return rc;
 }
 

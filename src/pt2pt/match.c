@@ -31,6 +31,26 @@ mp_mq *mp_mq_page_in(int ctx)
     return &(*page)[(unsigned)ctx % MP_MQ_PAGE];
 }
 
+/* Only a count (for mp_wait_may_offer), kept per track on cache lines of their own: a
+ * track's count changes only under its stripe or the big lock, which exclude each other, so
+ * plain relaxed updates do, and lanes of different stripes share no line. */
+static struct { atomic_int n; } __attribute__((aligned(MP_CACHELINE))) posted_count[MP_TRACKS];
+
+static void count_posted(int ctx, int d)
+{
+    atomic_int *n = &posted_count[mp_track_index(ctx)].n;
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + d,
+                          memory_order_relaxed);
+}
+
+int mp_posted_count(void)
+{
+    int sum = 0;
+    for (unsigned i = 0; i < MP_TRACKS; i++)
+        sum += atomic_load_explicit(&posted_count[i].n, memory_order_relaxed);
+    return sum;
+}
+
 void mp_posted_append(mp_mq *q, mp_request *req)
 {
     req->next = NULL;
@@ -40,7 +60,7 @@ void mp_posted_append(mp_mq *q, mp_request *req)
     else
         q->posted_head = req;
     q->posted_tail = req;
-    mp_p2p.posted++;
+    count_posted(req->ctx, 1);
 }
 
 static void posted_unlink(mp_mq *q, mp_request *req)
@@ -54,7 +74,7 @@ static void posted_unlink(mp_mq *q, mp_request *req)
     else
         q->posted_tail = req->prev;
     req->next = req->prev = NULL;
-    mp_p2p.posted--;
+    count_posted(req->ctx, -1);
 }
 
 void mp_posted_remove(mp_request *req)

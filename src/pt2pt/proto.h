@@ -134,7 +134,6 @@ typedef struct mp_mq {
 
 typedef struct mp_pt2pt_state {
     mp_peer *peers;
-    int posted;                          /* receives in the posted queues of all contexts */
     mp_mq *mq_pages[MP_MQ_CTX_LIMIT / MP_MQ_PAGE];   /* NULL: no context of it used yet */
 } mp_pt2pt_state;
 extern mp_pt2pt_state mp_p2p;
@@ -164,6 +163,7 @@ static inline mp_mq *mp_mq_find(int ctx)
     return &page[(unsigned)ctx % MP_MQ_PAGE];
 }
 mp_request *mp_match_posted(mp_mq *q, int src, int tag);            /* removes it */
+int mp_posted_count(void);           /* receives in the posted queues of all contexts */
 mp_unexp   *mp_match_unexpected(mp_mq *q, int src, int tag, int remove);
 int         mp_posted_earlier_could_match(const mp_mq *q, int src, int tag,
                                           const mp_request *stop);
@@ -296,6 +296,26 @@ void mp_recv_on_packet(int world_src, const mp_hdr *hdr, const void *payload);
 void mp_recv_match_unexp(mp_request *req, mp_unexp *u);  /* a receive meets an unexpected msg */
 void mp_deliver(mp_request *req, size_t offset, const void *data, size_t len);
 void mp_recv_complete(mp_request *req);
+/* A whole eager message h into req, its matched receive, which it fits; completes req. */
+void mp_recv_take_whole(mp_request *req, const mp_hdr *h, const void *payload);
+
+/* lane.c: lanes (binding/lane.c) enter the transport under leaf locks: the peer's for the
+ * direction, and the transport's for it too when the call may touch more than that peer's
+ * lane (tp->lane_private); returns what mp_lane_transport_exit needs. */
+int  mp_lane_transport_enter(mp_transport *tp, int world, mp_peer *peer, int send, size_t len);
+void mp_lane_transport_exit(mp_peer *peer, int send, int shared);
+/* The earliest posted receive of q that takes the whole eager message h, if it is a plain
+ * one that a lane or a fast path may complete: no layer waits for it with a hook, its type
+ * needs no reference dropped, nothing else is under way on it (request for sending, cancel),
+ * and the message fits (no truncation error to record).  NULL otherwise. */
+mp_request *mp_posted_plain_match(mp_mq *q, const mp_hdr *h);
+/* An eager message of another track than `track` at the head of a source's ring: in a lane,
+ * whose owner may be about to take it, so the lane waits as if the ring were empty. */
+static inline int mp_of_another_track(const mp_hdr *h, unsigned track)
+{
+    return h->type == MP_PKT_EAGER && mp_track_index(h->ctx) != track;
+}
+
 /* failed.c: operations with processes that are gone.  mp_p2p_failed_peer: the failed process
  * a send or receive addresses (-2: a wildcard receive nobody can satisfy), else -1. */
 int  mp_p2p_failed_peer(const mp_request *req);

@@ -103,7 +103,7 @@ int mp_wait_may_offer(int nsends, int nrecvs)
     if (nrecvs && !nsends)
         return !mp_requests_sending();
     if (nsends && !nrecvs)
-        return mp_p2p.posted == 0;
+        return mp_posted_count() == 0;
     return 0;
 }
 

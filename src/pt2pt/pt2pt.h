@@ -33,10 +33,18 @@ int mp_isend_user(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, in
  * general path under the big lock. */
 #define MP_LANE_GIVE_UP 1
 unsigned mp_lane_stripe_of(const mp_comm *comm);
+unsigned mp_lane_stripe_of_request(const mp_request *req);   /* a send's or receive's */
 int mp_send_fast_in_lane(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,
                          mp_comm *comm, unsigned stripe);
 int mp_recv_in_lane(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
                     mp_comm *comm, MPI_Status *status, unsigned stripe);
+/* MPI_Irecv in a lane (lane.c): the receive, complete or posted, in *out; the caller makes
+ * its handle. */
+int mp_irecv_in_lane(void *buf, MPI_Aint count, mp_datatype *dt, int source, int tag,
+                     mp_comm *comm, unsigned stripe, mp_request **out);
+/* Completes the posted receives of the stripe's contexts that the packets at the head of
+ * world's ring fill (lane.c): how many it took, or -1 when the head needs the big lock. */
+int mp_drain_in_lane(int world, unsigned stripe);
 
 /* Blocking conveniences (progress until complete; status may be MPI_STATUS_IGNORE). */
 int mp_send(const void *buf, MPI_Aint count, mp_datatype *dt, int dest, int tag,

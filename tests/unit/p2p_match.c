@@ -49,7 +49,7 @@ int main(void)
     EXPECT(mp_match_posted(mp_mq_of(0), 1, 5) == c);
     EXPECT(mp_match_posted(mp_mq_of(0), 1, 5) == NULL);
     EXPECT(mp_mq_of(0)->posted_head == NULL && mp_mq_of(0)->posted_tail == NULL);
-    EXPECT(mp_p2p.posted == 0);
+    EXPECT(mp_posted_count() == 0);
 
     /* contexts never mix; a message's envelope has no wildcards */
     mp_request *d = posted(2, 0, 1);
@@ -80,7 +80,7 @@ int main(void)
     const int far = 3 * MP_MQ_PAGE + 7, farther = 40 * MP_MQ_PAGE + 1;
     mp_request *p1 = posted(far, 1, 9), *q1 = posted(farther, 1, 9);
     mp_request *p2 = posted(far, MPI_ANY_SOURCE, 9), *q2 = posted(farther, 1, MPI_ANY_TAG);
-    EXPECT(mp_p2p.posted == 4);
+    EXPECT(mp_posted_count() == 4);
     EXPECT(mp_mq_of(far)->posted_head == p1 && mp_mq_of(far)->posted_tail == p2);
     EXPECT(mp_mq_of(far + 1)->posted_head == NULL);
     EXPECT(mp_posted_earlier_could_match(mp_mq_of(far), 2, 9, p2) == 0);
@@ -90,7 +90,7 @@ int main(void)
     EXPECT(mp_match_posted(mp_mq_of(far), 2, 9) == p2);
     EXPECT(mp_match_posted(mp_mq_of(farther), 1, 9) == q1);
     EXPECT(mp_match_posted(mp_mq_of(far), 1, 9) == p1);
-    EXPECT(mp_p2p.posted == 0 && mp_mq_of(far)->posted_head == NULL &&
+    EXPECT(mp_posted_count() == 0 && mp_mq_of(far)->posted_head == NULL &&
            mp_mq_of(farther)->posted_tail == NULL);
     mp_unexp *v1 = arrived(far, 0, 1, 1), *w1 = arrived(farther, 0, 1, 2);
     mp_unexp *v2 = arrived(far, 0, 1, 3);
