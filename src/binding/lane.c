@@ -174,35 +174,26 @@ static int completable(int count, const MPI_Request reqs[], int *stripe)
     return 1;
 }
 
-/* One pass over the receives among reqs: 1 when all are complete, 0 when some are not, -1
- * when the head of a source's ring needs the big lock.  Sources are drained once per run of
- * requests from the same one. */
-static int pass(int count, const MPI_Request reqs[], unsigned stripe, int *taken)
+/* One step over the receives among reqs, from *first, the first one not known complete:
+ * drains that receive's source and moves *first past what is complete.  1 when all are
+ * complete, 0 when *first is not, -1 when the head of its source's ring needs the big lock.
+ * A fruitless step costs one drain however many requests there are. */
+static int pass(int count, const MPI_Request reqs[], unsigned stripe, int *first, int *taken)
 {
-    int all = 1, last = -1;
     *taken = 0;
-    for (int i = 0; i < count; i++) {
-        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
+    for (; *first < count; (*first)++) {
+        mp_request *r = reqs[*first] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[*first]);
         if (r == NULL || mp_request_is_done_send(r) || mp_request_is_done(r))
             continue;
-        all = 0;
         if (r->peer < 0 || r->comm->is_inter)
-            continue;                      /* a wildcard: filled by its source's drain, if any */
-        int world = r->comm->world[r->peer];
-        if (world == last)
-            continue;
-        last = world;
-        int n = mp_drain_in_lane(world, stripe);
+            return 0;                      /* a wildcard: filled by a source's drain, if any */
+        int n = mp_drain_in_lane(r->comm->world[r->peer], stripe);
         if (n < 0)
             return -1;
         *taken += n;
+        if (!mp_request_is_done(r))
+            return 0;
     }
-    if (!all)                              /* what the drains completed */
-        for (int i = 0; i < count; i++) {
-            mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
-            if (r && !mp_request_is_done(r))
-                return 0;
-        }
     return 1;
 }
 
@@ -242,9 +233,9 @@ static int complete_all(int count, MPI_Request reqs[], MPI_Status statuses[], in
         return finish(count, reqs, statuses, 0) ? MPI_SUCCESS : MP_LANE_GIVE_UP;
     if (!mp_lane_enter((unsigned)stripe))
         return MP_LANE_GIVE_UP;
-    int rc = MP_LANE_GIVE_UP, taken;
+    int rc = MP_LANE_GIVE_UP, taken, first = 0;
     for (unsigned spins = 0;;) {
-        int done = pass(count, reqs, (unsigned)stripe, &taken);
+        int done = pass(count, reqs, (unsigned)stripe, &first, &taken);
         if (done > 0) {
             if (finish(count, reqs, statuses, (unsigned)stripe))
                 rc = MPI_SUCCESS;
