@@ -66,16 +66,20 @@ static int resolve(const void *buf, MPI_Aint count, MPI_Datatype type_h, int ran
     return 1;
 }
 
-/* Runs in the lane of comm's stripe, if it can get in: the stripe, or -1.  The handles were
- * resolved before (a live handle's object and its fields are not written while the handle is
- * in use, except the context of a communicator an MPI_Comm_idup completes: checked again
- * inside, where no writer runs). */
-static int enter(const mp_comm *comm, int ctx)
+/* Resolves the call's arguments (resolve) and runs in the lane of the communicator's stripe,
+ * if it can get in: the stripe, or -1 to give up.  A live handle's object and its fields
+ * are not written while the handle is in use, except the context of a communicator an
+ * MPI_Comm_idup completes: checked again inside, where no writer runs. */
+static int enter(const void *buf, MPI_Aint count, MPI_Datatype type_h, int rank, int tag,
+                 MPI_Comm comm_h, int allow_any, mp_comm **comm, mp_datatype **dt)
 {
-    unsigned stripe = mp_lane_stripe_of(comm);
+    if (!resolve(buf, count, type_h, rank, tag, comm_h, allow_any, comm, dt))
+        return -1;
+    int ctx = (*comm)->ctx;
+    unsigned stripe = mp_lane_stripe_of(*comm);
     if (!mp_lane_enter(stripe))
         return -1;
-    if (comm->ctx != ctx) {
+    if ((*comm)->ctx != ctx) {
         mp_lane_exit(stripe);
         return -1;
     }
@@ -94,9 +98,8 @@ int mp_lane_send(const void *buf, MPI_Aint count, MPI_Datatype type_h, int dest,
 {
     mp_comm *comm;
     mp_datatype *dt;
-    int stripe;
-    if (!resolve(buf, count, type_h, dest, tag, comm_h, 0, &comm, &dt) ||
-        (stripe = enter(comm, comm->ctx)) < 0)
+    int stripe = enter(buf, count, type_h, dest, tag, comm_h, 0, &comm, &dt);
+    if (stripe < 0)
         return MP_LANE_GIVE_UP;
     int rc = mp_send_fast_in_lane(buf, count, dt, dest, tag, comm, (unsigned)stripe);
     leave(stripe, rc);
@@ -108,9 +111,8 @@ int mp_lane_recv(void *buf, MPI_Aint count, MPI_Datatype type_h, int source, int
 {
     mp_comm *comm;
     mp_datatype *dt;
-    int stripe;
-    if (!resolve(buf, count, type_h, source, tag, comm_h, 1, &comm, &dt) ||
-        (stripe = enter(comm, comm->ctx)) < 0)
+    int stripe = enter(buf, count, type_h, source, tag, comm_h, 1, &comm, &dt);
+    if (stripe < 0)
         return MP_LANE_GIVE_UP;
     int rc = mp_recv_in_lane(buf, count, dt, source, tag, comm, status, (unsigned)stripe);
     leave(stripe, rc);
@@ -123,8 +125,8 @@ int mp_lane_isend(const void *buf, MPI_Aint count, MPI_Datatype type_h, int dest
     mp_comm *comm;
     mp_datatype *dt;
     int stripe;
-    if (request == NULL || !resolve(buf, count, type_h, dest, tag, comm_h, 0, &comm, &dt) ||
-        (stripe = enter(comm, comm->ctx)) < 0)
+    if (request == NULL || (stripe = enter(buf, count, type_h, dest, tag, comm_h, 0, &comm,
+                                           &dt)) < 0)
         return MP_LANE_GIVE_UP;
     int rc = mp_send_fast_in_lane(buf, count, dt, dest, tag, comm, (unsigned)stripe);
     if (rc == MPI_SUCCESS)
@@ -140,8 +142,8 @@ int mp_lane_irecv(void *buf, MPI_Aint count, MPI_Datatype type_h, int source, in
     mp_datatype *dt;
     mp_request *req;
     int stripe;
-    if (request == NULL || !resolve(buf, count, type_h, source, tag, comm_h, 1, &comm, &dt) ||
-        (stripe = enter(comm, comm->ctx)) < 0)
+    if (request == NULL || (stripe = enter(buf, count, type_h, source, tag, comm_h, 1, &comm,
+                                           &dt)) < 0)
         return MP_LANE_GIVE_UP;
     int rc = mp_irecv_in_lane(buf, count, dt, source, tag, comm, (unsigned)stripe, &req);
     if (rc == MPI_SUCCESS)
@@ -176,36 +178,35 @@ static int completable(int count, const MPI_Request reqs[], int *stripe)
 
 /* One step over the receives among reqs, from *first, the first one not known complete:
  * drains that receive's source and moves *first past what is complete.  1 when all are
- * complete, 0 when *first is not, -1 when the head of its source's ring needs the big lock.
- * A fruitless step costs one drain however many requests there are. */
+ * complete without error, 0 when *first is not complete, -1 when the head of its source's
+ * ring needs the big lock or a request failed (the general path reports it).  A fruitless
+ * step costs one drain however many requests there are. */
 static int pass(int count, const MPI_Request reqs[], unsigned stripe, int *first, int *taken)
 {
     *taken = 0;
     for (; *first < count; (*first)++) {
         mp_request *r = reqs[*first] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[*first]);
-        if (r == NULL || mp_request_is_done_send(r) || mp_request_is_done(r))
+        if (r == NULL || mp_request_is_done_send(r))
             continue;
-        if (r->peer < 0 || r->comm->is_inter)
-            return 0;                      /* a wildcard: filled by a source's drain, if any */
-        int n = mp_drain_in_lane(r->comm->world[r->peer], stripe);
-        if (n < 0)
+        if (!mp_request_is_done(r)) {
+            if (r->peer < 0 || r->comm->is_inter)
+                return 0;                  /* a wildcard: filled by a source's drain, if any */
+            int n = mp_drain_in_lane(r->comm->world[r->peer], stripe);
+            if (n < 0)
+                return -1;
+            *taken += n;
+            if (!mp_request_is_done(r))
+                return 0;
+        }
+        if (r->status.MPI_ERROR != MPI_SUCCESS)
             return -1;
-        *taken += n;
-        if (!mp_request_is_done(r))
-            return 0;
     }
     return 1;
 }
 
-/* Hands out the statuses and retires the requests, all complete and without error (checked
- * first: an error goes to the general path, which knows how to report it). */
-static int finish(int count, MPI_Request reqs[], MPI_Status statuses[], unsigned stripe)
+/* Hands out the statuses and retires the requests, all complete and without error (pass). */
+static void finish(int count, MPI_Request reqs[], MPI_Status statuses[], unsigned stripe)
 {
-    for (int i = 0; i < count; i++) {
-        mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
-        if (r && r->status.MPI_ERROR != MPI_SUCCESS)
-            return 0;
-    }
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         mp_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : mp_request_get(reqs[i]);
@@ -218,7 +219,6 @@ static int finish(int count, MPI_Request reqs[], MPI_Status statuses[], unsigned
         mp_request_free_in_lane(r, stripe);
         reqs[i] = MPI_REQUEST_NULL;
     }
-    return 1;
 }
 
 /* MPI_Waitall (wait) and MPI_Testall (!wait) in a lane; MPI_Wait and MPI_Test are the case
@@ -229,16 +229,18 @@ static int complete_all(int count, MPI_Request reqs[], MPI_Status statuses[], in
     if (!mp_world.initialized || mp_world.finalized || count < 0 || (count > 0 && reqs == NULL) ||
         !completable(count, reqs, &stripe))
         return MP_LANE_GIVE_UP;
-    if (stripe < 0)                        /* nothing but null and completed sends */
-        return finish(count, reqs, statuses, 0) ? MPI_SUCCESS : MP_LANE_GIVE_UP;
+    if (stripe < 0) {                      /* nothing but null and completed sends */
+        finish(count, reqs, statuses, 0);
+        return MPI_SUCCESS;
+    }
     if (!mp_lane_enter((unsigned)stripe))
         return MP_LANE_GIVE_UP;
     int rc = MP_LANE_GIVE_UP, taken, first = 0;
     for (unsigned spins = 0;;) {
         int done = pass(count, reqs, (unsigned)stripe, &first, &taken);
         if (done > 0) {
-            if (finish(count, reqs, statuses, (unsigned)stripe))
-                rc = MPI_SUCCESS;
+            finish(count, reqs, statuses, (unsigned)stripe);
+            rc = MPI_SUCCESS;
             break;
         }
         if (done < 0 || !wait)

@@ -348,16 +348,14 @@ int mp_lane_try(unsigned stripe)
 int mp_lane_enter(unsigned stripe)
 {
     for (unsigned spins = 0;; spins++) {
-        if (mp_lane_try(stripe))
+        if (atomic_load_explicit(&lane_stripe[stripe].taken, memory_order_relaxed) == 0 &&
+            mp_lane_try(stripe))
             return 1;
         if (spins == LANE_ENTER_SPINS || atomic_load_explicit(&lock_owner, memory_order_relaxed))
             return 0;
-        while (atomic_load_explicit(&lane_stripe[stripe].taken, memory_order_relaxed) &&
-               spins++ < LANE_ENTER_SPINS) {
 #if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
-        }
     }
 }
 

@@ -80,34 +80,38 @@ mp_request *mp_request_done_send(void)
  * big lock's holder: among themselves they take this leaf lock instead of the big lock. */
 static atomic_int lane_free_lock;
 
-static mp_request *pop_free(int in_lane)
+static void pool_lock(int in_lane)
 {
     if (in_lane)
         mp_leaf_lock(&lane_free_lock);
     else
         free_list_lock();
-    mp_request *req = free_requests;
-    if (req != NULL)
-        free_requests = req->next;
+}
+
+static void pool_unlock(int in_lane)
+{
     if (in_lane)
         mp_leaf_unlock(&lane_free_lock);
     else
         free_list_unlock();
+}
+
+static mp_request *pop_free(int in_lane)
+{
+    pool_lock(in_lane);
+    mp_request *req = free_requests;
+    if (req != NULL)
+        free_requests = req->next;
+    pool_unlock(in_lane);
     return req;
 }
 
 static void push_free(mp_request *req, int in_lane)
 {
-    if (in_lane)
-        mp_leaf_lock(&lane_free_lock);
-    else
-        free_list_lock();
+    pool_lock(in_lane);
     req->next = free_requests;
     free_requests = req;
-    if (in_lane)
-        mp_leaf_unlock(&lane_free_lock);
-    else
-        free_list_unlock();
+    pool_unlock(in_lane);
 }
 
 static mp_request *request_init(mp_request *req, int kind)
